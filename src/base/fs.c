@@ -1,0 +1,272 @@
+/*
+ * fs.c — file and directory plumbing (see fs.h).
+ */
+#include "base/fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka_err *err)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: not a regular file", path);
+    }
+    if ((size_t)st.st_size > limit) {
+        close(fd);
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: file is %lld bytes; the limit is %zu",
+                           path, (long long)st.st_size, limit);
+    }
+    for (;;) {
+        strbuf_grow(out, 8192);
+        ssize_t n = read(fd, out->buf + out->len, out->alloc - out->len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            return aka_err_set(err, AKA_EXIT_USAGE, "%s: read failed: %s", path, strerror(e));
+        }
+        if (n == 0)
+            break;
+        strbuf_setlen(out, out->len + (size_t)n);
+        if (out->len > limit) {
+            close(fd);
+            return aka_err_set(err, AKA_EXIT_USAGE, "%s: file grew past the %zu-byte limit",
+                               path, limit);
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+bool aka_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool aka_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool aka_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static void dir_of(const char *path, struct strbuf *dir)
+{
+    const char *slash = strrchr(path, '/');
+    strbuf_reset(dir);
+    if (!slash)
+        strbuf_addstr(dir, ".");
+    else if (slash == path)
+        strbuf_addstr(dir, "/");
+    else
+        strbuf_add(dir, path, (size_t)(slash - path));
+}
+
+int aka_fsync_dir(const char *dir, struct aka_err *err)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot open directory: %s", dir,
+                           strerror(errno));
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc < 0 && e != EINVAL) /* some filesystems cannot fsync directories */
+        return aka_err_set(err, AKA_EXIT_FAILED, "%s: fsync failed: %s", dir, strerror(e));
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int aka_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                          struct aka_err *err)
+{
+    struct strbuf tmp = STRBUF_INIT, dir = STRBUF_INIT;
+    int fd, rc = -1;
+
+    dir_of(path, &dir);
+    /* Same directory as the target so that rename() stays on one filesystem. */
+    strbuf_addf(&tmp, "%s.tmp.XXXXXX", path);
+    fd = mkstemp(tmp.buf);
+    if (fd < 0) {
+        aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot create temporary file: %s", path,
+                    strerror(errno));
+        goto out;
+    }
+    if (write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+        aka_err_set(err, AKA_EXIT_FAILED, "%s: write failed: %s", path, strerror(errno));
+        close(fd);
+        unlink(tmp.buf);
+        goto out;
+    }
+    close(fd);
+    if (rename(tmp.buf, path) < 0) {
+        aka_err_set(err, AKA_EXIT_FAILED, "%s: rename failed: %s", path, strerror(errno));
+        unlink(tmp.buf);
+        goto out;
+    }
+    rc = aka_fsync_dir(dir.buf, err);
+out:
+    strbuf_release(&tmp);
+    strbuf_release(&dir);
+    return rc;
+}
+
+int aka_mkdir_p(const char *path, mode_t mode, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    strbuf_addstr(&p, path);
+    for (size_t i = 1; i <= p.len; i++) {
+        if (p.buf[i] != '/' && p.buf[i] != '\0')
+            continue;
+        char saved = p.buf[i];
+        p.buf[i] = '\0';
+        if (mkdir(p.buf, mode) < 0 && errno != EEXIST) {
+            aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot create directory: %s", p.buf,
+                        strerror(errno));
+            strbuf_release(&p);
+            return -1;
+        }
+        p.buf[i] = saved;
+    }
+    strbuf_release(&p);
+    if (!aka_is_dir(path))
+        return aka_err_set(err, AKA_EXIT_FAILED, "%s: exists and is not a directory", path);
+    return 0;
+}
+
+int aka_remove_tree(const char *path, struct aka_err *err)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0
+                               : aka_err_set(err, AKA_EXIT_FAILED, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        struct strvec names = STRVEC_INIT;
+        struct strbuf child = STRBUF_INIT;
+        int rc = aka_list_dir(path, &names, err);
+        for (size_t i = 0; rc == 0 && i < names.n; i++) {
+            aka_path_join(&child, path, names.v[i]);
+            rc = aka_remove_tree(child.buf, err);
+        }
+        strvec_clear(&names);
+        strbuf_release(&child);
+        if (rc < 0)
+            return -1;
+        if (rmdir(path) < 0)
+            return aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot remove: %s", path,
+                               strerror(errno));
+        return 0;
+    }
+    if (unlink(path) < 0)
+        return aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot remove: %s", path, strerror(errno));
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int aka_list_dir(const char *path, struct strvec *names, struct aka_err *err)
+{
+    DIR *d = opendir(path);
+    struct dirent *de;
+    if (!d)
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: cannot list directory: %s", path,
+                           strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        strvec_push(names, de->d_name);
+    }
+    closedir(d);
+    if (names->n)
+        qsort(names->v, names->n, sizeof(*names->v), cmp_str);
+    return 0;
+}
+
+int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out,
+                      struct aka_err *err)
+{
+    const char *base = dir ? dir : getenv("TMPDIR");
+    if (!base || !*base)
+        base = "/tmp";
+    strbuf_reset(out);
+    strbuf_addf(out, "%s/%s.XXXXXX", base, prefix);
+    if (!mkdtemp(out->buf))
+        return aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot create temporary directory: %s",
+                           out->buf, strerror(errno));
+    return 0;
+}
+
+int aka_copy_file(const char *src, const char *dst, struct aka_err *err)
+{
+    struct stat st;
+    struct strbuf data = STRBUF_INIT;
+    if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: not a regular file", src);
+    if (aka_read_file(src, &data, (size_t)st.st_size + 1, err) < 0)
+        return -1;
+    int rc = aka_write_file_atomic(dst, data.buf, data.len, st.st_mode & 07777, err);
+    strbuf_release(&data);
+    return rc;
+}
+
+void aka_path_join(struct strbuf *out, const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    strbuf_reset(out);
+    strbuf_addstr(out, a);
+    if (n && a[n - 1] != '/')
+        strbuf_addch(out, '/');
+    strbuf_addstr(out, b);
+}
+
+int aka_realpath(const char *path, struct strbuf *out, struct aka_err *err)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: %s", path, strerror(errno));
+    strbuf_reset(out);
+    strbuf_addstr(out, r);
+    free(r);
+    return 0;
+}
+
+const char *aka_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}

@@ -1,0 +1,76 @@
+/*
+ * proc.h — running a child process: argv only, never a shell.
+ *
+ * The child runs in a new process group (and, when asked, a new session) so
+ * that a timeout or a Ctrl-C can end everything it started. On timeout the
+ * whole group gets SIGTERM, then SIGKILL after `kill_grace_ms`. Output is
+ * captured to files or to memory with byte caps: a candidate that prints
+ * 100 MB cannot exhaust the supervisor.
+ */
+#ifndef AKA_BASE_PROC_H
+#define AKA_BASE_PROC_H
+
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum proc_capture {
+    PROC_INHERIT = 0, /* share the parent's stream */
+    PROC_NULL,        /* /dev/null */
+    PROC_TO_BUFFER,   /* into proc_result.out / .err (capped) */
+    PROC_TO_FILE      /* into the file named by out_file / err_file (capped) */
+};
+
+struct proc_spec {
+    const char *const *argv;  /* argv[0] is looked up in PATH when it has no '/' */
+    const char *cwd;          /* NULL: inherit */
+    /* Environment: when clean_env is set the child gets only `env`; otherwise
+     * the parent's environment with `env` entries ("NAME=value") overriding
+     * and "NAME" (no '=') entries removed. */
+    const char *const *env;
+    bool clean_env;
+    bool new_session;         /* setsid() instead of only setpgid() */
+    const char *stdin_file;   /* NULL: /dev/null — children never read our terminal */
+    enum proc_capture out_mode, err_mode;
+    const char *out_file, *err_file;
+    size_t out_cap, err_cap;  /* bytes kept; 0 means unlimited. Extra output is drained. */
+    long timeout_ms;          /* 0: none */
+    long kill_grace_ms;       /* SIGTERM → SIGKILL delay; 0 means 2000 */
+};
+
+struct proc_result {
+    int exit_code;       /* normalized: the exit status, 128+signal, or 124 on timeout */
+    bool exited;         /* ended by exit() */
+    int term_signal;     /* the signal that ended it, 0 when it exited */
+    bool timed_out;      /* the wall-clock limit was hit (exit_code is 124) */
+    bool out_truncated, err_truncated;
+    size_t out_bytes, err_bytes;  /* total bytes the child wrote, kept or not */
+    struct strbuf out, err;       /* PROC_TO_BUFFER only */
+    pid_t pid;
+    double wall_seconds;
+};
+
+void proc_result_init(struct proc_result *r);
+void proc_result_release(struct proc_result *r);
+
+/*
+ * Run to completion. Returns 0 when the child was started and reaped (whatever
+ * its status), -1 when it could not be started (err names argv[0] and why;
+ * code 75 when the program is missing, since that is the environment).
+ */
+int proc_run(const struct proc_spec *spec, struct proc_result *res, struct aka_err *err);
+
+/* Started-but-not-waited children, for callers that supervise several at once. */
+struct proc_handle;
+int proc_start(const struct proc_spec *spec, struct proc_handle **h, struct aka_err *err);
+pid_t proc_pid(const struct proc_handle *h);
+/* Wait for completion (honours the spec's timeout); frees the handle. */
+int proc_wait(struct proc_handle *h, struct proc_result *res, struct aka_err *err);
+/* SIGTERM, then SIGKILL after grace, to the whole process group. */
+void proc_kill_group(pid_t pgid, long grace_ms);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * strbuf.h — a growable, always NUL-terminated byte buffer.
+ *
+ * `buf` is never NULL after strbuf_init (it points at a shared empty string
+ * until the first write), so a strbuf can be printed at any time. Bytes may
+ * include NULs; `len` is authoritative.
+ */
+#ifndef AKA_BASE_STRBUF_H
+#define AKA_BASE_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct strbuf {
+    size_t alloc;
+    size_t len;
+    char *buf;
+};
+
+extern char strbuf_empty[];
+#define STRBUF_INIT {0, 0, strbuf_empty}
+
+void strbuf_init(struct strbuf *sb, size_t hint);
+void strbuf_release(struct strbuf *sb);
+/* Hand the buffer to the caller (who frees it) and reset sb. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+
+void strbuf_trim(struct strbuf *sb);
+int strbuf_starts_with(const struct strbuf *sb, const char *prefix);
+
+#endif

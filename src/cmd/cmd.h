@@ -1,0 +1,25 @@
+/*
+ * cmd.h — the subcommands of the aka binary, one file each in src/cmd/.
+ *
+ * A cmd_* function parses its own flags (argv[0] is the application name),
+ * calls into a module and prints. It holds no logic beyond that: anything a
+ * test would want to call lives in a module. Every command understands
+ * --help and returns an exit code from DESIGN §4.9.
+ */
+#ifndef AKA_CMD_H
+#define AKA_CMD_H
+
+/* What core resolved before dispatching. */
+struct aka_app_ctx {
+    const char *repo_root; /* asset tree: runtime/, examples/ (see core.h) */
+    const char *version;
+};
+
+typedef int (*aka_cmd_fn)(int argc, char **argv, const struct aka_app_ctx *ctx);
+
+int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_wiki(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_sandbox(int argc, char **argv, const struct aka_app_ctx *ctx);
+
+#endif

@@ -1,0 +1,1 @@
+/* placeholder */ typedef int aka_contracts_placeholder_;
