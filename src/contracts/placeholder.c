@@ -1,1 +1,0 @@
-/* placeholder */ typedef int aka_contracts_placeholder_;
