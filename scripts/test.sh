@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# test.sh — README's test command (and what .ci/run calls): install
+# dependencies, build the normal and the sanitizer variants, run the whole
+# suite under both, check formatting and clang-tidy, and run every fuzz target
+# for a bounded time.
+#
+#   AKA_FUZZ_SECONDS   seconds per fuzz target (default 20; 0 skips fuzzing)
+#   AKA_SKIP_LINT=1    skip clang-format / clang-tidy (local iteration only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=$(nproc)
+fuzz_seconds=${AKA_FUZZ_SECONDS:-20}
+
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "dependencies"
+scripts/deps.sh
+
+step "build (RelWithDebInfo, -Werror)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
+
+step "build (AddressSanitizer + UndefinedBehaviorSanitizer)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DAKA_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+
+step "test suite"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+step "test suite under ASan+UBSan"
+# detect_leaks stays on: a leak in a parser is a bug we want CI to catch.
+(cd build-asan && ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
+
+if [ "${AKA_SKIP_LINT:-0}" != 1 ]; then
+  step "clang-format"
+  files=$(git ls-files 'src/*.c' 'src/*.h' 'tests/*.c' 'tests/*.h' 'bench/*.c')
+  clang-format --dry-run -Werror $files
+  echo "clang-format: $(echo "$files" | wc -l) files clean"
+
+  step "clang-tidy (default checks)"
+  srcs=$(git ls-files 'src/*.c')
+  clang-tidy -p build --quiet --warnings-as-errors='*' $srcs 2>&1 | grep -v '^[0-9]* warnings generated' || true
+  # Re-run for the exit status only: grep above would otherwise hide a failure.
+  clang-tidy -p build --quiet --warnings-as-errors='*' $srcs >/dev/null 2>&1
+  echo "clang-tidy: $(echo "$srcs" | wc -l) files clean"
+fi
+
+if [ "$fuzz_seconds" != 0 ]; then
+  step "fuzz targets (${fuzz_seconds}s each)"
+  cmake -S . -B build-fuzz -DAKA_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  cmake --build build-fuzz -j"$jobs"
+  for fuzzer in build-fuzz/tests/fuzz/fuzz_*; do
+    [ -x "$fuzzer" ] || continue
+    name=$(basename "$fuzzer")
+    work="build-fuzz/corpus/$name"
+    mkdir -p "$work"
+    seeds="$root/tests/fuzz/corpus/$name"
+    [ -d "$seeds" ] || seeds=""
+    echo "fuzz: $name"
+    # A finding makes libFuzzer exit non-zero and leave crash-* in the cwd.
+    (cd build-fuzz && "./tests/fuzz/$name" -max_total_time="$fuzz_seconds" \
+        -print_final_stats=0 "corpus/$name" $seeds 2>"corpus/$name.log") || {
+      tail -40 "build-fuzz/corpus/$name.log"; echo "fuzz: $name FOUND A BUG"; exit 1; }
+  done
+fi
+
+step "done"
+echo "all checks passed"
