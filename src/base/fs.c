@@ -16,7 +16,10 @@
 int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka_err *err)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t start = out->len;
+    /* O_NONBLOCK: opening a FIFO planted where a file was expected must not hang
+     * us waiting for a writer; it is refused as "not a regular file" below. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return aka_err_set(err, AKA_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -25,8 +28,8 @@ int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka
     }
     if ((size_t)st.st_size > limit) {
         close(fd);
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: file is %lld bytes; the limit is %zu",
-                           path, (long long)st.st_size, limit);
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: file is %lld bytes; the limit is %zu", path,
+                           (long long)st.st_size, limit);
     }
     for (;;) {
         strbuf_grow(out, 8192);
@@ -41,10 +44,10 @@ int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka
         if (n == 0)
             break;
         strbuf_setlen(out, out->len + (size_t)n);
-        if (out->len > limit) {
+        if (out->len - start > limit) { /* out may already hold the caller's bytes */
             close(fd);
-            return aka_err_set(err, AKA_EXIT_USAGE, "%s: file grew past the %zu-byte limit",
-                               path, limit);
+            return aka_err_set(err, AKA_EXIT_USAGE, "%s: file grew past the %zu-byte limit", path,
+                               limit);
         }
     }
     close(fd);
@@ -118,7 +121,8 @@ int aka_write_file_atomic(const char *path, const void *data, size_t len, mode_t
     dir_of(path, &dir);
     /* Same directory as the target so that rename() stays on one filesystem. */
     strbuf_addf(&tmp, "%s.tmp.XXXXXX", path);
-    fd = mkstemp(tmp.buf);
+    /* O_CLOEXEC: a child started concurrently must not inherit the temp file. */
+    fd = mkostemp(tmp.buf, O_CLOEXEC);
     if (fd < 0) {
         aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot create temporary file: %s", path,
                     strerror(errno));
@@ -206,19 +210,25 @@ int aka_list_dir(const char *path, struct strvec *names, struct aka_err *err)
     if (!d)
         return aka_err_set(err, AKA_EXIT_USAGE, "%s: cannot list directory: %s", path,
                            strerror(errno));
-    while ((de = readdir(d)) != NULL) {
+    for (;;) {
+        errno = 0; /* readdir returns NULL both at the end and on error */
+        if ((de = readdir(d)) == NULL)
+            break;
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
         strvec_push(names, de->d_name);
     }
+    int e = errno;
     closedir(d);
+    if (e)
+        return aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot list directory: %s", path,
+                           strerror(e));
     if (names->n)
         qsort(names->v, names->n, sizeof(*names->v), cmp_str);
     return 0;
 }
 
-int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out,
-                      struct aka_err *err)
+int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out, struct aka_err *err)
 {
     const char *base = dir ? dir : getenv("TMPDIR");
     if (!base || !*base)

@@ -47,9 +47,12 @@ int aka_jsonl_foreach(const char *path, aka_jsonl_fn fn, void *data, struct aka_
 
     if (aka_read_file(path, &text, AKA_READ_LIMIT_DEFAULT, err) < 0)
         return -1;
-    for (char *line = text.buf; line && *line && rc == 0;) {
-        char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+    /* memchr over text.len, not strchr: a NUL byte must reach the parser and be
+     * reported, not silently end the file. */
+    const char *end = text.buf + text.len;
+    for (const char *line = text.buf; line && line < end && rc == 0;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
         size_t i = 0;
         lineno++;
         while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
@@ -58,8 +61,8 @@ int aka_jsonl_foreach(const char *path, aka_jsonl_fn fn, void *data, struct aka_
             json_error_t je;
             json_t *obj = json_loadb(line, len, JSON_LOAD_FLAGS, &je);
             if (!obj) {
-                rc = aka_err_set(err, AKA_EXIT_USAGE, "%s:%zu:%d: invalid JSON: %s", path,
-                                 lineno, je.column, je.text);
+                rc = aka_err_set(err, AKA_EXIT_USAGE, "%s:%zu:%d: invalid JSON: %s", path, lineno,
+                                 je.column, je.text);
             } else if (!json_is_object(obj)) {
                 rc = aka_err_set(err, AKA_EXIT_USAGE,
                                  "%s:%zu: expected a JSON object on each line; got %s", path,

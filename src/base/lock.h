@@ -15,10 +15,15 @@ struct aka_lock {
     int fd;
     char *path;
 };
+/* A lock not (yet) held; releasing it is a no-op. */
+#define AKA_LOCK_INIT {-1, NULL}
 
 /*
  * Take an exclusive lock on path (created if missing). With wait=false an
- * already-held lock is an error (code 75) naming the holder's pid.
+ * already-held lock is an error (code 75) naming the holder's pid:
+ * "PATH: held by pid N". On failure lk is left as AKA_LOCK_INIT. Releasing
+ * truncates the pid record but keeps the file (unlinking would let two
+ * processes lock two different inodes under one name).
  */
 int aka_lock_acquire(struct aka_lock *lk, const char *path, bool wait, struct aka_err *err);
 void aka_lock_release(struct aka_lock *lk);

@@ -26,30 +26,30 @@ enum proc_capture {
 };
 
 struct proc_spec {
-    const char *const *argv;  /* argv[0] is looked up in PATH when it has no '/' */
-    const char *cwd;          /* NULL: inherit */
+    const char *const *argv; /* argv[0] is looked up in PATH when it has no '/' */
+    const char *cwd;         /* NULL: inherit */
     /* Environment: when clean_env is set the child gets only `env`; otherwise
      * the parent's environment with `env` entries ("NAME=value") overriding
      * and "NAME" (no '=') entries removed. */
     const char *const *env;
     bool clean_env;
-    bool new_session;         /* setsid() instead of only setpgid() */
-    const char *stdin_file;   /* NULL: /dev/null — children never read our terminal */
+    bool new_session;       /* setsid() instead of only setpgid() */
+    const char *stdin_file; /* NULL: /dev/null — children never read our terminal */
     enum proc_capture out_mode, err_mode;
     const char *out_file, *err_file;
-    size_t out_cap, err_cap;  /* bytes kept; 0 means unlimited. Extra output is drained. */
-    long timeout_ms;          /* 0: none */
-    long kill_grace_ms;       /* SIGTERM → SIGKILL delay; 0 means 2000 */
+    size_t out_cap, err_cap; /* bytes kept; 0 means unlimited. Extra output is drained. */
+    long timeout_ms;         /* 0: none */
+    long kill_grace_ms;      /* SIGTERM → SIGKILL delay; 0 means 2000 */
 };
 
 struct proc_result {
-    int exit_code;       /* normalized: the exit status, 128+signal, or 124 on timeout */
-    bool exited;         /* ended by exit() */
-    int term_signal;     /* the signal that ended it, 0 when it exited */
-    bool timed_out;      /* the wall-clock limit was hit (exit_code is 124) */
+    int exit_code;   /* normalized: the exit status, 128+signal, or 124 on timeout */
+    bool exited;     /* ended by exit() */
+    int term_signal; /* the signal that ended it, 0 when it exited */
+    bool timed_out;  /* the wall-clock limit was hit (exit_code is 124) */
     bool out_truncated, err_truncated;
-    size_t out_bytes, err_bytes;  /* total bytes the child wrote, kept or not */
-    struct strbuf out, err;       /* PROC_TO_BUFFER only */
+    size_t out_bytes, err_bytes; /* total bytes the child wrote, kept or not */
+    struct strbuf out, err;      /* PROC_TO_BUFFER only */
     pid_t pid;
     double wall_seconds;
 };
@@ -61,6 +61,21 @@ void proc_result_release(struct proc_result *r);
  * Run to completion. Returns 0 when the child was started and reaped (whatever
  * its status), -1 when it could not be started (err names argv[0] and why;
  * code 75 when the program is missing, since that is the environment).
+ *
+ * Details of this implementation that callers may rely on:
+ *  - `res` is overwritten, not released: release a previous result first.
+ *  - The child inherits only fds 0, 1, 2, default signal dispositions and an
+ *    empty signal mask; argv[0] is searched in the PATH of the *caller's*
+ *    environment even when clean_env is set.
+ *  - stdin_file/out_file/err_file are opened by the caller (relative to the
+ *    caller's cwd, not spec->cwd); out_file and err_file may be the same file.
+ *  - Every failure to start (exec, cwd, fork, files) is code 75; an empty
+ *    argv is code 2.
+ *  - After the child exits, grandchildren still holding its stdout/stderr get
+ *    a short grace, then the group is SIGKILLed and the pipes are closed, so
+ *    a background process can never make proc_run hang.
+ *  - A capture file that could not be written fails proc_wait (-1, code 75)
+ *    with `res` filled in anyway.
  */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct aka_err *err);
 
@@ -70,7 +85,8 @@ int proc_start(const struct proc_spec *spec, struct proc_handle **h, struct aka_
 pid_t proc_pid(const struct proc_handle *h);
 /* Wait for completion (honours the spec's timeout); frees the handle. */
 int proc_wait(struct proc_handle *h, struct proc_result *res, struct aka_err *err);
-/* SIGTERM, then SIGKILL after grace, to the whole process group. */
+/* SIGTERM, then SIGKILL after grace (<= 0: 2000 ms), to the whole process group.
+ * Returns early once no live (non-zombie) member remains. */
 void proc_kill_group(pid_t pgid, long grace_ms);
 
 #endif

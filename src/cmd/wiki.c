@@ -1,8 +1,338 @@
-/* wiki.c — placeholder replaced by the wiki work. */
+/*
+ * wiki.c — `aka wiki query|show|check|import|plugins`: flag parsing and
+ * printing only; everything else is in src/wiki/.
+ */
+#include "wiki/wiki.h"
+#include "base/error.h"
+#include "base/strbuf.h"
 #include "cmd/cmd.h"
+
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct wiki_args {
+    struct aka_wiki_query q;
+    struct aka_wiki_config cfg;
+    const char *out, *name;
+    bool json, help;
+    struct strvec words; /* positional arguments */
+};
+
+static const char usage_main[] =
+    "usage: aka wiki <command> [flags]\n\n"
+    "The GPU wiki: hardware facts, techniques and pitfalls, each with its source.\n\n"
+    "commands:\n"
+    "  query TEXT   ranked search with scope filters (aka wiki query --help)\n"
+    "  show ID      one record in full, with its attribution\n"
+    "  check        validate every plugin and record; exit 1 on problems\n"
+    "  import DIR   convert an upstream gpu-wiki store into a local plugin\n"
+    "  plugins      list discovered plugins, fingerprints and skipped ones\n\n"
+    "Plugins come from <repo-root>/runtime/plugins, $XDG_DATA_HOME/aka/plugins\n"
+    "(default ~/.local/share/aka/plugins) and <workspace>/.aka-plugins.\n";
+
+static const char usage_common[] =
+    "  --workspace DIR   also load DIR/.aka-plugins/* (default $ATREX_AKA_WORKSPACE)\n"
+    "  --cache-dir DIR   where the index lives (default $XDG_CACHE_HOME/aka or ~/.cache/aka)\n"
+    "  --json            print JSON instead of text\n";
+
+static const char usage_query[] =
+    "usage: aka wiki query [TEXT...] [--vendor V] [--arch A] [--chip C] [--framework F]\n"
+    "                      [--family F] [--kind K] [--limit N] [--json]\n\n"
+    "Rank records by BM25 over title > tags > scope > body, keeping only those in\n"
+    "scope. Spellings are folded: cute-dsl = cutedsl = CuteDSL, sm_90 = hopper,\n"
+    "\"rms norm\" = rmsnorm, H200 = h200. Unknown filter values are errors that\n"
+    "name the nearest valid value (exit 2); an empty result says which filter\n"
+    "emptied it. Every result names its record id, plugin, file:line and source.\n\n"
+    "  --vendor V     nvidia, amd, cpu, generic (generic records always match)\n"
+    "  --arch A       ampere, ada, hopper, blackwell, cdna3, x86-64, ... or sm_90, gfx942\n"
+    "  --chip C       h100, h200, b200, a100, l20, l40s, mi300x, mi308x, x86-cpu, ...\n"
+    "  --framework F  triton, gluon, cutedsl, cuda, tilelang, flydsl, c\n"
+    "  --family F     elementwise, reduction, norm, softmax, gemm, attention, moe,\n"
+    "                 quantization, rope\n"
+    "  --kind K       fact, technique, pitfall, reference\n"
+    "  --limit N      at most N results (default 8, at most 200)\n";
+
+static const char usage_show[] = "usage: aka wiki show ID [--json]\n\n"
+                                 "Print one record in full with its attribution.\n";
+static const char usage_check[] =
+    "usage: aka wiki check [--json]\n\n"
+    "Validate every discovered plugin afresh: manifests, record schema, sources,\n"
+    "duplicate ids and dangling related ids. Exit 1 and list them on problems.\n";
+static const char usage_import[] =
+    "usage: aka wiki import DIR --out PLUGIN_DIR [--name NAME]\n\n"
+    "Convert a store in upstream gpu-wiki format (kernel records clean-1.3,\n"
+    "hardware records hw-1.0) into a plugin directory (default name: imported-wiki).\n"
+    "Install it by copying PLUGIN_DIR into ~/.local/share/aka/plugins/ or\n"
+    "<workspace>/.aka-plugins/.\n";
+static const char usage_plugins[] = "usage: aka wiki plugins [--json]\n\n"
+                                    "List discovered plugins with their fingerprints, and "
+                                    "skipped ones with reasons.\n";
+
+/* The flag's value slot, or NULL when the flag takes no value / is unknown. */
+static const char **value_slot(struct wiki_args *a, const char *flag)
+{
+    static const char *const names[] = {"--vendor", "--arch", "--chip",      "--framework",
+                                        "--family", "--kind", "--workspace", "--cache-dir",
+                                        "--out",    "--name", "--limit",     NULL};
+    static const char *limit_text;
+    const char **slots[] = {&a->q.vendor, &a->q.arch, &a->q.chip,        &a->q.framework,
+                            &a->q.family, &a->q.kind, &a->cfg.workspace, &a->cfg.cache_dir,
+                            &a->out,      &a->name,   &limit_text};
+    for (int i = 0; names[i]; i++)
+        if (strcmp(flag, names[i]) == 0)
+            return slots[i];
+    return NULL;
+}
+
+static int parse_limit(const char *s, int *out, struct aka_err *err)
+{
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < 1 || v > AKA_WIKI_LIMIT_MAX)
+        return aka_err_set(err, AKA_EXIT_USAGE, "--limit: expected 1..%d; got \"%s\"",
+                           AKA_WIKI_LIMIT_MAX, s);
+    *out = (int)v;
+    return 0;
+}
+
+/* Is flag allowed for this subcommand? `allowed` is a space-separated list. */
+static bool allowed_flag(const char *allowed, const char *flag)
+{
+    size_t n = strlen(flag);
+    for (const char *p = strstr(allowed, flag); p; p = strstr(p + 1, flag))
+        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+static int take_flag(struct wiki_args *a, int argc, char **argv, int *i, const char *allowed,
+                     struct aka_err *err)
+{
+    char flag[64];
+    const char *arg = argv[*i], *eq = strchr(arg, '='), *val;
+    snprintf(flag, sizeof(flag), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+    if (strcmp(flag, "--json") == 0 && !eq && allowed_flag(allowed, flag))
+        return a->json = true, 0;
+    const char **slot = allowed_flag(allowed, flag) ? value_slot(a, flag) : NULL;
+    if (!slot)
+        return aka_err_set(err, AKA_EXIT_USAGE, "unknown flag '%s' (see --help)", arg);
+    if (eq)
+        val = eq + 1;
+    else if (*i + 1 < argc)
+        val = argv[++*i];
+    else
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a value", flag);
+    *slot = val;
+    if (strcmp(flag, "--limit") == 0)
+        return parse_limit(val, &a->q.limit, err);
+    return 0;
+}
+
+static int parse(int argc, char **argv, const char *allowed, struct wiki_args *a,
+                 struct aka_err *err)
+{
+    bool rest = false;
+    for (int i = 2; i < argc; i++) {
+        if (!rest && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0))
+            a->help = true;
+        else if (!rest && strcmp(argv[i], "--") == 0)
+            rest = true;
+        else if (!rest && argv[i][0] == '-' && argv[i][1]) {
+            if (take_flag(a, argc, argv, &i, allowed, err) < 0)
+                return -1;
+        } else
+            strvec_push(&a->words, argv[i]);
+    }
+    return 0;
+}
+
+static int print_json(json_t *v)
+{
+    json_dumpf(v, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+    fputc('\n', stdout);
+    json_decref(v);
+    return 0;
+}
+
+static int open_wiki(struct wiki_args *a, struct aka_wiki **w)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    if (aka_wiki_open(&a->cfg, w, &err) < 0)
+        return aka_err_report(&err);
+    return 0;
+}
+
+static int run_query(struct wiki_args *a)
+{
+    struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_wiki_result res;
+    struct aka_wiki *w = NULL;
+    for (size_t i = 0; i < a->words.n; i++)
+        strbuf_addf(&text, "%s%s", i ? " " : "", a->words.v[i]);
+    a->q.text = text.buf;
+    aka_wiki_result_init(&res);
+    int rc = open_wiki(a, &w);
+    if (rc == 0 && aka_wiki_query(w, &a->q, &res, &err) < 0)
+        rc = aka_err_report(&err);
+    if (rc == 0 && a->json)
+        print_json(aka_wiki_result_json(&res));
+    else if (rc == 0) {
+        aka_wiki_result_format(&res, &out);
+        fputs(out.buf, stdout);
+    }
+    aka_wiki_result_release(&res);
+    aka_wiki_close(w);
+    strbuf_release(&text);
+    strbuf_release(&out);
+    return rc;
+}
+
+static int run_show(struct wiki_args *a)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_wiki_hit hit = {0};
+    struct strbuf out = STRBUF_INIT;
+    struct aka_wiki *w = NULL;
+    if (a->words.n != 1) {
+        fprintf(stderr, "aka wiki show: expected exactly one record id\n%s", usage_show);
+        return AKA_EXIT_USAGE;
+    }
+    int rc = open_wiki(a, &w);
+    if (rc == 0 && aka_wiki_show(w, a->words.v[0], &hit, &err) < 0)
+        rc = aka_err_report(&err);
+    if (rc == 0 && a->json)
+        print_json(aka_wiki_hit_json(&hit));
+    else if (rc == 0) {
+        aka_wiki_hit_format(&hit, true, &out);
+        fputs(out.buf, stdout);
+    }
+    aka_wiki_hit_release(&hit);
+    aka_wiki_close(w);
+    strbuf_release(&out);
+    return rc;
+}
+
+static int run_check(struct wiki_args *a)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_wiki_check_report rep;
+    aka_wiki_check_report_init(&rep);
+    if (aka_wiki_check(&a->cfg, &rep, &err) < 0) {
+        aka_wiki_check_report_release(&rep);
+        return aka_err_report(&err);
+    }
+    int rc = rep.problems.n ? AKA_EXIT_FAILED : AKA_EXIT_OK;
+    if (a->json) {
+        json_t *probs = json_array();
+        for (size_t i = 0; i < rep.problems.n; i++)
+            json_array_append_new(probs, json_string(rep.problems.v[i]));
+        print_json(json_pack("{s:b, s:I, s:I, s:o, s:O}", "ok", rc == 0, "plugins",
+                             (json_int_t)rep.plugins, "records", (json_int_t)rep.records,
+                             "problems", probs, "stats", rep.stats));
+    } else {
+        for (size_t i = 0; i < rep.problems.n; i++)
+            printf("%s\n", rep.problems.v[i]);
+        printf("%s: %zu plugin(s), %zu record(s), %zu problem line(s)\n", rc ? "FAILED" : "ok",
+               rep.plugins, rep.records, rep.problems.n);
+    }
+    aka_wiki_check_report_release(&rep);
+    return rc;
+}
+
+static int run_import(struct wiki_args *a)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_wiki_import_report rep;
+    if (a->words.n != 1 || !a->out) {
+        fprintf(stderr, "aka wiki import: expected DIR and --out PLUGIN_DIR\n%s", usage_import);
+        return AKA_EXIT_USAGE;
+    }
+    aka_wiki_import_report_init(&rep);
+    int rc =
+        aka_wiki_import(a->words.v[0], a->out, a->name ? a->name : "imported-wiki", &rep, &err);
+    for (size_t i = 0; i < rep.notes.n; i++)
+        fprintf(stderr, "aka wiki import: %s\n", rep.notes.v[i]);
+    if (rc < 0)
+        rc = aka_err_report(&err);
+    else
+        printf("imported %zu kernel and %zu hardware record(s) into %zu record(s) in %s "
+               "(%zu skipped)\n",
+               rep.kernel_in, rep.hardware_in, rep.records_out, a->out, rep.skipped);
+    aka_wiki_import_report_release(&rep);
+    return rc;
+}
+
+static int run_plugins(struct wiki_args *a)
+{
+    struct strbuf out = STRBUF_INIT;
+    struct aka_wiki *w = NULL;
+    a->cfg.quiet = true; /* skipped plugins are part of the listing itself */
+    int rc = open_wiki(a, &w);
+    if (rc == 0 && a->json) {
+        json_t *j = aka_wiki_plugins_json(aka_wiki_plugins(w));
+        json_object_set_new(j, "set_fingerprint", json_string(aka_wiki_fingerprint(w)));
+        json_object_set_new(j, "cache", json_string(aka_wiki_cache_path(w)));
+        print_json(j);
+    } else if (rc == 0) {
+        aka_wiki_plugins_format(aka_wiki_plugins(w), &out);
+        printf("%sset fingerprint: %s\nindex: %s\n", out.buf, aka_wiki_fingerprint(w),
+               aka_wiki_cache_path(w));
+    }
+    aka_wiki_close(w);
+    strbuf_release(&out);
+    return rc;
+}
+
+struct subcommand {
+    const char *name;
+    const char *flags;
+    const char *usage;
+    int (*run)(struct wiki_args *a);
+};
+
+static const struct subcommand subs[] = {
+    {"query",
+     "--vendor --arch --chip --framework --family --kind --limit --json --workspace --cache-dir",
+     usage_query, run_query},
+    {"show", "--json --workspace --cache-dir", usage_show, run_show},
+    {"check", "--json --workspace --cache-dir", usage_check, run_check},
+    {"import", "--out --name", usage_import, run_import},
+    {"plugins", "--json --workspace --cache-dir", usage_plugins, run_plugins},
+    {NULL, NULL, NULL, NULL},
+};
+
+static int dispatch(const struct subcommand *s, int argc, char **argv,
+                    const struct aka_app_ctx *ctx)
+{
+    struct wiki_args a;
+    struct aka_err err = AKA_ERR_INIT;
+    memset(&a, 0, sizeof(a));
+    a.cfg.repo_root = ctx->repo_root;
+    int rc = parse(argc, argv, s->flags, &a, &err);
+    if (rc < 0) {
+        rc = aka_err_report(&err);
+    } else if (a.help) {
+        printf("%s%s", s->usage, strcmp(s->name, "import") ? usage_common : "");
+        rc = 0;
+    } else {
+        rc = s->run(&a);
+    }
+    strvec_clear(&a.words);
+    return rc;
+}
+
 int cmd_wiki(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
-    fprintf(stderr, "aka wiki: not built yet\n");
-    return 1;
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        fputs(usage_main, argc < 2 ? stderr : stdout);
+        return argc < 2 ? AKA_EXIT_USAGE : AKA_EXIT_OK;
+    }
+    for (const struct subcommand *s = subs; s->name; s++)
+        if (strcmp(argv[1], s->name) == 0)
+            return dispatch(s, argc, argv, ctx);
+    fprintf(stderr, "aka wiki: unknown command '%s'\n\n%s", argv[1], usage_main);
+    return AKA_EXIT_USAGE;
 }

@@ -20,13 +20,13 @@
 #include <stdbool.h>
 
 struct aka_benchmark_contract {
-    bool has_metadata;          /* a metadata file was read */
-    bool explicit_distributed;  /* benchmark_contract.distributed_evaluation was present */
-    int world_size;             /* GPUs the evaluator runs on; 1 when single-GPU */
-    char launcher[32];          /* "torchrun" when distributed, "" otherwise */
-    char backend[32];           /* "nccl" when distributed, "" otherwise */
+    bool has_metadata;             /* a metadata file was read */
+    bool explicit_distributed;     /* benchmark_contract.distributed_evaluation was present */
+    int world_size;                /* GPUs the evaluator runs on; 1 when single-GPU */
+    char launcher[32];             /* "torchrun" when distributed, "" otherwise */
+    char backend[32];              /* "nccl" when distributed, "" otherwise */
     bool source_policy_inspection; /* false only under the distributed exception */
-    char reason[256];           /* one sentence: why these decisions were made */
+    char reason[256];              /* one sentence: why these decisions were made */
 };
 
 /*
@@ -43,6 +43,15 @@ int aka_benchmark_contract_load(const char *metadata_path, struct aka_benchmark_
 
 /* {"world_size", "launcher", "backend", "explicit", "source_policy_inspection", "reason"} */
 json_t *aka_benchmark_contract_to_json(const struct aka_benchmark_contract *c);
+
+/*
+ * Read back the object written by aka_benchmark_contract_to_json (as pinned in
+ * campaign.json at `path`, e.g. "contracts.benchmark"). The decision must be
+ * self-consistent: single GPU with inspection on, or torchrun/nccl on N >= 2
+ * GPUs with inspection off.
+ */
+int aka_benchmark_contract_from_pinned(const char *file, const char *path, json_t *pinned,
+                                       struct aka_benchmark_contract *out, struct aka_err *err);
 
 /*
  * The pinned decision re-read on resume must equal the one recorded in

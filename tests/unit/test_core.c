@@ -1,11 +1,7 @@
 /*
  * test_core.c — application registry and asset-tree resolution (core/core.h).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "core/core.h"

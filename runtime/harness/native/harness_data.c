@@ -1,0 +1,287 @@
+/*
+ * harness_data.c — element-level rules of the native harness: sizes of the ABI
+ * dtypes, the seeded input generator, the poison bytes, exact fp16/bf16
+ * conversions, the tolerance comparison, and the statistics of timing samples.
+ *
+ * Inputs. Every (seed, shape id, tensor name, copy index) has its own stream:
+ * splitmix64 mixes the seed, an FNV-1a hash of "shape id \0 tensor name" and the
+ * copy index into four words that seed xoshiro256**. Streams are independent of
+ * each other and of evaluation order, so a failure reproduces from its seed and
+ * shape alone, and adding a shape never changes another shape's inputs.
+ *   floats: uniform on [-1, 1) (24 random bits for float32/16/bf16, 53 for float64;
+ *           fp16 and bf16 are rounded to nearest-even from float32);
+ *   signed ints: uniform on [-8, 8]; uint8: [0, 15]; bool: 0 or 1.
+ * Small integers keep integer outputs (sums, products) far from overflow.
+ *
+ * Poison. Before every run each output byte is set to 0xFF for float types (a
+ * NaN at every width: float32, float64, fp16 and bf16) and 0xA5 for the others,
+ * so an element the kernel never writes can never equal the reference.
+ */
+#define _GNU_SOURCE
+#include "harness_core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t hx_dtype_size(int32_t dtype)
+{
+    static const size_t sizes[] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1};
+    return dtype >= 0 && dtype < 10 ? sizes[dtype] : 0;
+}
+
+int hx_dtype_is_float(int32_t dtype)
+{
+    return dtype <= AKA_DT_BFLOAT16;
+}
+
+unsigned char hx_poison_byte(int32_t dtype)
+{
+    return hx_dtype_is_float(dtype) ? 0xFF : 0xA5;
+}
+
+/* ---- PRNG ---- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+typedef struct rng {
+    uint64_t s[4];
+} rng;
+
+static uint64_t rng_next(rng *r) /* xoshiro256** */
+{
+    uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001B3ull;
+    return h;
+}
+
+static void rng_seed(rng *r, uint64_t seed, const char *shape_id, const char *tensor, uint32_t copy)
+{
+    uint64_t h = fnv1a(0xCBF29CE484222325ull, shape_id, strlen(shape_id) + 1);
+    uint64_t x = seed ^ fnv1a(h, tensor, strlen(tensor)) ^ ((uint64_t)copy << 40);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&x);
+}
+
+/* ---- fp16 / bf16 ---- */
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float bits_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint16_t f32_to_bf16(float f)
+{
+    uint32_t u = f32_bits(f);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+        return (uint16_t)((u >> 16) | 0x40); /* keep NaN a NaN */
+    u += 0x7FFFu + ((u >> 16) & 1u);       /* round to nearest, ties to even */
+    return (uint16_t)(u >> 16);
+}
+
+/* float32 → IEEE binary16, round to nearest even (inputs here are in [-1, 1)). */
+static uint16_t f32_to_f16(float f)
+{
+    uint32_t u = f32_bits(f), sign = (u >> 16) & 0x8000u;
+    int32_t exp = (int32_t)((u >> 23) & 0xFF) - 127 + 15;
+    uint32_t mant = u & 0x7FFFFFu;
+    if (((u >> 23) & 0xFF) == 0xFF)
+        return (uint16_t)(sign | 0x7C00u | (mant ? 0x200u : 0));
+    if (exp >= 31)
+        return (uint16_t)(sign | 0x7C00u);
+    if (exp <= 0) { /* subnormal or zero */
+        if (exp < -10)
+            return (uint16_t)sign;
+        mant |= 0x800000u;
+        uint32_t shift = (uint32_t)(14 - exp), half = mant >> shift, rest = mant & ((1u << shift) - 1);
+        uint32_t mid = 1u << (shift - 1);
+        half += rest > mid || (rest == mid && (half & 1u));
+        return (uint16_t)(sign | half);
+    }
+    uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13), rest = mant & 0x1FFFu;
+    h += rest > 0x1000u || (rest == 0x1000u && (h & 1u)); /* carries into the exponent */
+    return (uint16_t)h;
+}
+
+static float f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1F, mant = h & 0x3FFu;
+    if (exp == 0x1F)
+        return bits_f32(sign | 0x7F800000u | (mant << 13));
+    if (exp == 0) {
+        float v = ldexpf((float)mant, -24);
+        return sign ? -v : v;
+    }
+    return bits_f32(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+/* ---- fill and load ---- */
+
+static float uniform_f32(rng *r)
+{
+    return (float)(rng_next(r) >> 40) * 0x1p-23f - 1.0f;
+}
+
+static void fill_one(unsigned char *p, int32_t dtype, int64_t i, rng *r)
+{
+    switch (dtype) {
+    case AKA_DT_FLOAT32: ((float *)p)[i] = uniform_f32(r); break;
+    case AKA_DT_FLOAT64: ((double *)p)[i] = (double)(rng_next(r) >> 11) * 0x1p-52 - 1.0; break;
+    case AKA_DT_FLOAT16: ((uint16_t *)p)[i] = f32_to_f16(uniform_f32(r)); break;
+    case AKA_DT_BFLOAT16: ((uint16_t *)p)[i] = f32_to_bf16(uniform_f32(r)); break;
+    case AKA_DT_INT8: ((int8_t *)p)[i] = (int8_t)((int)(rng_next(r) % 17) - 8); break;
+    case AKA_DT_INT16: ((int16_t *)p)[i] = (int16_t)((int)(rng_next(r) % 17) - 8); break;
+    case AKA_DT_INT32: ((int32_t *)p)[i] = (int32_t)(rng_next(r) % 17) - 8; break;
+    case AKA_DT_INT64: ((int64_t *)p)[i] = (int64_t)(rng_next(r) % 17) - 8; break;
+    case AKA_DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)(rng_next(r) % 16); break;
+    default: ((uint8_t *)p)[i] = (uint8_t)(rng_next(r) & 1); break;
+    }
+}
+
+void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id, uint32_t copy)
+{
+    rng r;
+    rng_seed(&r, seed, shape_id, t->name, copy);
+    for (int64_t i = 0; i < t->numel; i++)
+        fill_one(buf, t->dtype, i, &r);
+}
+
+double hx_load(const void *buf, int32_t dtype, int64_t i)
+{
+    switch (dtype) {
+    case AKA_DT_FLOAT32: return ((const float *)buf)[i];
+    case AKA_DT_FLOAT64: return ((const double *)buf)[i];
+    case AKA_DT_FLOAT16: return f16_to_f32(((const uint16_t *)buf)[i]);
+    case AKA_DT_BFLOAT16: return bits_f32((uint32_t)((const uint16_t *)buf)[i] << 16);
+    case AKA_DT_INT8: return ((const int8_t *)buf)[i];
+    case AKA_DT_INT16: return ((const int16_t *)buf)[i];
+    case AKA_DT_INT32: return ((const int32_t *)buf)[i];
+    case AKA_DT_INT64: return (double)((const int64_t *)buf)[i];
+    default: return ((const uint8_t *)buf)[i];
+    }
+}
+
+/* ---- statistics ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double hx_median(const double *v, int n)
+{
+    double *s = malloc((size_t)n * sizeof(*s)), m;
+    memcpy(s, v, (size_t)n * sizeof(*s));
+    qsort(s, (size_t)n, sizeof(*s), cmp_double);
+    m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    free(s);
+    return m;
+}
+
+double hx_cv(const double *v, int n)
+{
+    double mean = 0, var = 0;
+    if (n < 2)
+        return 0;
+    for (int i = 0; i < n; i++)
+        mean += v[i];
+    mean /= n;
+    for (int i = 0; i < n; i++)
+        var += (v[i] - mean) * (v[i] - mean);
+    return mean > 0 ? sqrt(var / (n - 1)) / mean : 0;
+}
+
+/* ---- comparison ---- */
+
+/* Does element i still hold the poison bytes? (Tells "never written" apart from "wrong".) */
+static int is_poison(const void *buf, int32_t dtype, int64_t i)
+{
+    size_t sz = hx_dtype_size(dtype);
+    const unsigned char *p = (const unsigned char *)buf + (size_t)i * sz;
+    for (size_t k = 0; k < sz; k++)
+        if (p[k] != hx_poison_byte(dtype))
+            return 0;
+    return 1;
+}
+
+/*
+ * |got - want| <= atol + rtol * |want|, element by element. NaN equals only NaN
+ * and an infinity only the same infinity: a NaN or Inf on one side alone is a
+ * mismatch whatever the tolerance. max_abs / max_rel cover the finite pairs;
+ * rel = |diff| / max(|want|, atol, 1e-12) so that zeros in the reference do not
+ * turn a tiny absolute error into an infinite relative one.
+ */
+void hx_compare(const void *got, const void *want, const hx_tensor *t, hx_cmp *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->first_bad = -1;
+    for (int64_t i = 0; i < t->numel; i++) {
+        double a = hx_load(got, t->dtype, i), b = hx_load(want, t->dtype, i);
+        int ok;
+        if (isnan(a) || isnan(b) || isinf(a) || isinf(b)) {
+            ok = (isnan(a) && isnan(b)) || a == b;
+        } else {
+            double d = fabs(a - b), den = fmax(fabs(b), fmax(t->atol, 1e-12));
+            ok = d <= t->atol + t->rtol * fabs(b);
+            c->max_abs = fmax(c->max_abs, d);
+            c->max_rel = fmax(c->max_rel, d / den);
+        }
+        if (ok)
+            continue;
+        if (c->bad++ == 0) {
+            c->first_bad = i;
+            c->got = a;
+            c->want = b;
+            c->first_poison = is_poison(got, t->dtype, i);
+        }
+    }
+}
+
+/* "[r, c]" coordinates of a flat row-major index. */
+void hx_coords(const hx_tensor *t, int64_t flat, char *out, size_t n)
+{
+    int64_t idx[AKA_MAX_DIMS];
+    size_t len = 0;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        idx[d] = flat % t->shape[d];
+        flat /= t->shape[d];
+    }
+    len += (size_t)snprintf(out, n, "[");
+    for (int d = 0; d < t->ndim && len < n; d++)
+        len += (size_t)snprintf(out + len, n - len, d ? ", %lld" : "%lld", (long long)idx[d]);
+    if (len < n)
+        snprintf(out + len, n - len, "]");
+}

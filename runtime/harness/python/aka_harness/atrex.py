@@ -1,0 +1,212 @@
+"""Atrex-Bench layout: reference.py Model, input.py _make_inputs, shapes.json.
+
+This file owns the Atrex-Bench semantics:
+
+* ``shapes.json`` (or the --private-shapes file that replaces it in
+  generalized campaigns) maps string shape ids to ``{init_kwargs,
+  input_kwargs}``; ids are evaluated sorted as strings, like upstream.
+* Reference and candidate are both ``Model(**init_kwargs)`` (null means no
+  arguments), moved to the device, called as ``model(**inputs)`` where
+  ``inputs = _make_inputs(**input_kwargs)`` must be a dict whose keys are the
+  forward parameters. Both models are constructed right after seeding with the
+  same seed, so any randomly initialised parameters agree.
+* ``_make_inputs`` may allocate on 'cuda' directly (upstream does); when it
+  accepts a ``device`` keyword the harness passes the evaluation device, and
+  every tensor it returns is moved to that device either way.
+* Outputs: a tensor is named ``out``; a dict keeps its keys; a tuple/list is
+  named ``out[i]``. Tolerance: atol 1e-2 / rtol 0.05 per output (allclose),
+  overridable by metadata.json (``tolerance: {atol, rtol}``) and then by
+  --atol/--rtol; an operator whose metadata dtype mentions fp4/float4 is
+  judged by relative L2 error <= 0.2 instead, as upstream does.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+from typing import Any, Optional
+
+import torch
+
+from aka_harness import compare as cmp
+from aka_harness.devices import cpu_redirect
+from aka_harness.driver import CandidateError, Launcher, Outputs, ShapeAdapter
+from aka_harness.loader import LoadError, import_isolated
+
+DEFAULT_ATOL = 1e-2
+DEFAULT_RTOL = 0.05
+FP4_REL_L2 = 0.2
+
+
+class LayoutError(Exception):
+    """The operator directory is malformed (an evaluator-input problem, exit 2)."""
+
+
+def _read_json(path: str, what: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise LayoutError(f"{path}: missing ({what})")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LayoutError(f"{path}: {exc}")
+
+
+def load_shapes(path: str) -> dict[str, dict[str, Any]]:
+    """Read and validate shapes.json: non-empty object of {init_kwargs, input_kwargs}."""
+    data = _read_json(path, "the shapes file")
+    if not isinstance(data, dict) or not data:
+        raise LayoutError(f"{path}: expected a non-empty object of shapes")
+    for sid, entry in data.items():
+        if not isinstance(entry, dict):
+            raise LayoutError(f"{path}: shape {sid}: expected an object")
+        init = entry.get("init_kwargs")
+        if init is not None and not isinstance(init, dict):
+            raise LayoutError(f"{path}: shape {sid}: init_kwargs must be an object or null")
+        if not isinstance(entry.get("input_kwargs", {}), dict):
+            raise LayoutError(f"{path}: shape {sid}: input_kwargs must be an object")
+    return data
+
+
+def _to_device(value: Any, device: torch.device) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, dict):
+        return {k: _to_device(v, device) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_device(v, device) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_to_device(v, device) for v in value)
+    return value
+
+
+def name_outputs(value: Any) -> Outputs:
+    """Reference/candidate return value → outputs keyed by Atrex output names."""
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return {f"out[{i}]": v for i, v in enumerate(value)}
+    return {"out": value}
+
+
+class AtrexOperator:
+    """An Atrex-Bench operator directory with its reference, inputs and shapes."""
+
+    evaluator = "aka.python.atrex"
+
+    def __init__(self, op_dir: str, device: torch.device, private_shapes: Optional[str],
+                 atol: Optional[float], rtol: Optional[float]) -> None:
+        self.op_dir = os.path.abspath(op_dir)
+        self.device = device
+        for name in ("reference.py", "input.py"):
+            if not os.path.isfile(os.path.join(self.op_dir, name)):
+                raise LayoutError(f"{os.path.join(op_dir, name)}: missing (Atrex-Bench layout)")
+        shapes_path = private_shapes or os.path.join(self.op_dir, "shapes.json")
+        self.shapes = load_shapes(shapes_path)
+        meta_path = os.path.join(self.op_dir, "metadata.json")
+        self.metadata = _read_json(meta_path, "metadata") if os.path.exists(meta_path) else {}
+        if not isinstance(self.metadata, dict):
+            raise LayoutError(f"{meta_path}: expected an object")
+        self.tol = self._tolerance(atol, rtol)
+        try:
+            self.reference = import_isolated(os.path.join(self.op_dir, "reference.py"), "reference")
+            self.inputs_mod = import_isolated(os.path.join(self.op_dir, "input.py"), "input builder")
+        except LoadError as exc:
+            raise LayoutError(exc.message)
+        if not inspect.isclass(getattr(self.reference, "Model", None)):
+            raise LayoutError(f"{op_dir}/reference.py: defines no class Model")
+        if not callable(getattr(self.inputs_mod, "_make_inputs", None)):
+            raise LayoutError(f"{op_dir}/input.py: defines no function _make_inputs")
+        self.candidate: Any = None
+
+    def _tolerance(self, atol: Optional[float], rtol: Optional[float]) -> cmp.Tolerance:
+        meta_tol = self.metadata.get("tolerance")
+        meta_tol = meta_tol if isinstance(meta_tol, dict) else {}
+        a = atol if atol is not None else float(meta_tol.get("atol", DEFAULT_ATOL))
+        r = rtol if rtol is not None else float(meta_tol.get("rtol", DEFAULT_RTOL))
+        text = " ".join(str(self.metadata.get(k, "")) for k in ("dtype", "dtype_compute"))
+        text += " " + os.path.basename(self.op_dir)
+        fp4 = "fp4" in text.lower() or "float4" in text.lower()
+        return cmp.Tolerance(atol=a, rtol=r, rel_l2=FP4_REL_L2 if fp4 else None)
+
+    def attach_candidate(self, module: Any) -> None:
+        """The candidate module must expose class Model."""
+        if not inspect.isclass(getattr(module, "Model", None)):
+            raise LoadError("compile_import", "the candidate defines no class Model (an "
+                            "Atrex-Bench candidate exposes class Model with the reference's "
+                            "constructor and forward signature)")
+        self.candidate = module
+
+    def shape_ids(self) -> list[str]:
+        return sorted(self.shapes.keys())  # as strings: "10" before "2", like upstream
+
+    def tolerance_summary(self) -> dict[str, Any]:
+        t = self.tol
+        return {"atol": t.atol, "rtol": t.rtol, "rel_l2": t.rel_l2}
+
+    def shape(self, sid: str) -> "AtrexShape":
+        return AtrexShape(self, sid)
+
+
+class AtrexShape(ShapeAdapter):
+    """One Atrex-Bench shape: both models and the shape's input kwargs."""
+
+    def __init__(self, op: AtrexOperator, sid: str) -> None:
+        self.op = op
+        self.shape_id = sid
+        entry = op.shapes[sid]
+        self.init_kwargs: dict[str, Any] = entry.get("init_kwargs") or {}
+        self.input_kwargs: dict[str, Any] = entry.get("input_kwargs") or {}
+        self.ref_model: Any = None
+        self.cand_model: Any = None
+
+    def setup(self, init_seed: int) -> None:
+        from aka_harness.seeds import seed_everything
+
+        on_cpu = self.op.device.type == "cpu"
+        seed_everything(init_seed)
+        with cpu_redirect(on_cpu):
+            self.ref_model = self.op.reference.Model(**self.init_kwargs).to(self.op.device).eval()
+        seed_everything(init_seed)
+        try:
+            with cpu_redirect(on_cpu):
+                model = self.op.candidate.Model(**self.init_kwargs)
+                if isinstance(model, torch.nn.Module):
+                    model = model.to(self.op.device).eval()
+        except Exception as exc:
+            raise CandidateError(f"constructing the candidate Model(**init_kwargs) raised "
+                                 f"{type(exc).__name__}: {exc}")
+        self.cand_model = model
+
+    def build_inputs(self) -> Any:
+        make = self.op.inputs_mod._make_inputs
+        kwargs = dict(self.input_kwargs)
+        try:
+            params = inspect.signature(make).parameters
+            if "device" in params and "device" not in kwargs:
+                kwargs["device"] = str(self.op.device)
+        except (TypeError, ValueError):
+            pass
+        with cpu_redirect(self.op.device.type == "cpu"):
+            inputs = make(**kwargs)
+        if not isinstance(inputs, dict):
+            raise TypeError(f"_make_inputs returned {type(inputs).__name__}, expected a dict")
+        return _to_device(inputs, self.op.device)
+
+    def run_candidate(self, inputs: Any, poison_variant: int) -> Outputs:
+        return name_outputs(self.cand_model(**inputs))
+
+    def run_reference(self, inputs: Any) -> Outputs:
+        return name_outputs(self.ref_model(**inputs))
+
+    def tolerance(self, output: str) -> cmp.Tolerance:
+        return self.op.tol
+
+    def candidate_launcher(self, inputs: Any) -> Launcher:
+        model = self.cand_model
+        return (lambda: model(**inputs)), name_outputs
+
+    def reference_launcher(self, inputs: Any) -> Launcher:
+        model = self.ref_model
+        return (lambda: model(**inputs)), name_outputs

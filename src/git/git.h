@@ -1,0 +1,71 @@
+/*
+ * git.h — a typed wrapper over the git CLI for the incumbent branch and episode worktrees.
+ *
+ * aka keeps Git HEAD as the one incumbent (DESIGN §4.4). Everything the
+ * supervisor does to a repository goes through these functions, which run the
+ * real `git` binary (argv only, via base/proc) with a fixed environment:
+ * no user config, no hooks, no pager, no editor, no prompts — a campaign must
+ * behave the same on every host, whatever ~/.gitconfig says.
+ *
+ * Supervisor commits carry a fixed identity (AKA_GIT_NAME / AKA_GIT_EMAIL) so
+ * that recovery can tell its own commits from anything else.
+ */
+#ifndef AKA_GIT_H
+#define AKA_GIT_H
+
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+
+#include <stdbool.h>
+
+#define AKA_GIT_NAME    "aka-supervisor"
+#define AKA_GIT_EMAIL   "aka-supervisor@localhost"
+#define AKA_GIT_OID_HEX 40
+
+struct aka_git {
+    char *dir; /* the work tree (repository or worktree) commands run in */
+};
+
+void aka_git_open(struct aka_git *g, const char *dir);
+void aka_git_close(struct aka_git *g);
+
+/*
+ * Run `git ARGS...` in g->dir. stdout goes to out (may be NULL), trailing
+ * newline kept. A non-zero git exit is an error (code 1) whose message holds
+ * the command and git's stderr.
+ */
+int aka_git_run(const struct aka_git *g, const char *const *args, struct strbuf *out,
+                struct aka_err *err);
+
+/* `git init -b BRANCH` (directory created if missing). */
+int aka_git_init(const char *dir, const char *branch, struct aka_err *err);
+/* Resolve a revision to a full object id (40 hex) in oid (size ≥ 41). */
+int aka_git_rev_parse(const struct aka_git *g, const char *rev, char *oid, struct aka_err *err);
+/* Stage the given paths (NULL-terminated; NULL = everything). */
+int aka_git_add(const struct aka_git *g, const char *const *paths, struct aka_err *err);
+/* Commit what is staged with the supervisor identity; new HEAD in oid. */
+int aka_git_commit(const struct aka_git *g, const char *message, char *oid, struct aka_err *err);
+/* True when the work tree and index have no changes (untracked files count). */
+int aka_git_is_clean(const struct aka_git *g, bool *clean, struct aka_err *err);
+/* Paths changed between two revisions (`git diff --name-only A B`). */
+int aka_git_diff_names(const struct aka_git *g, const char *from, const char *to,
+                       struct strvec *names, struct aka_err *err);
+/* The bytes of REV:PATH. */
+int aka_git_show_blob(const struct aka_git *g, const char *rev, const char *path,
+                      struct strbuf *out, struct aka_err *err);
+/* `git worktree add -b BRANCH PATH BASE` / `git worktree remove --force PATH`. */
+int aka_git_worktree_add(const struct aka_git *g, const char *path, const char *branch,
+                         const char *base, struct aka_err *err);
+int aka_git_worktree_remove(const struct aka_git *g, const char *path, struct aka_err *err);
+/* The current branch name (error when HEAD is detached). */
+int aka_git_current_branch(const struct aka_git *g, struct strbuf *out, struct aka_err *err);
+/* `git merge --squash --no-commit REV` (the caller commits or resets). */
+int aka_git_merge_squash(const struct aka_git *g, const char *rev, struct aka_err *err);
+/* `git reset --hard REV`. */
+int aka_git_reset_hard(const struct aka_git *g, const char *rev, struct aka_err *err);
+/* Whether ANCESTOR is an ancestor of REV. */
+int aka_git_is_ancestor(const struct aka_git *g, const char *ancestor, const char *rev, bool *yes,
+                        struct aka_err *err);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * internal.h — helpers shared by the files of the sandbox module, not part of
+ * its API (callers use sandbox.h). Each file owns one step of a local job:
+ *   allowlist.c  what may be shipped, bound or brought back (pure path rules)
+ *   job.c        the job object: builders and whole-job validation
+ *   result.c     the result object, its JSON, and aka_sandbox_run()
+ *   stage.c      the job directory: creation, copying inputs in, removal
+ *   binds.c      read-only system/runtime binds, GPU nodes, the bwrap argv
+ *   artifacts.c  bringing artifacts back out of the job directory
+ *   pids.c       the optional pids cgroup that bounds fork bombs
+ *   local.c      the local transport that ties the steps together
+ */
+#ifndef AKA_SANDBOX_INTERNAL_H
+#define AKA_SANDBOX_INTERNAL_H
+
+#include "sandbox/sandbox.h"
+
+#include <sys/types.h>
+
+/* The clean environment every job starts from (plus HOME and TMPDIR). */
+#define SBX_PATH     "/usr/local/bin:/usr/bin:/bin"
+#define SBX_HOSTNAME "aka-sandbox"
+
+/* ---- allowlist.c ---- */
+/* Full check of one shipped file (path rules, names, type, root, size); gives the
+ * canonical root and the path below it that the copy will open. */
+int sbx_check_file(const struct aka_sandbox_file *f, bool generalized, size_t max_bytes,
+                   struct strbuf *root_out, struct strbuf *rel_out, struct aka_err *err);
+/* A directory name that is never entered nor shipped (.git, .aka, memory, .ssh, ...). */
+bool sbx_never_dir(const char *name);
+/* Is `path` equal to `dir` or below it (both canonical, absolute)? */
+bool sbx_path_within(const char *path, const char *dir);
+/* "NAME=VALUE" with NAME a portable variable name. */
+int sbx_check_env(const char *name_value, struct aka_err *err);
+
+/*
+ * Open `rel` (already checked by aka_sandbox_check_rel) below the directory
+ * dirfd, refusing a symlink at every component: the open can never leave the
+ * directory, whatever was renamed or linked after the check.
+ */
+int sbx_open_beneath(int dirfd, const char *rel, int flags, mode_t mode);
+/* The directory rel below dirfd ("" for dirfd itself), created as needed, same rules. */
+int sbx_mkdir_beneath(int dirfd, const char *rel);
+
+/* ---- stage.c ---- */
+struct sbx_stage {
+    struct strbuf root; /* mkdtemp result, 0700: nothing below it is reachable by others */
+    struct strbuf job;  /* root/job: the only writable place the command sees */
+    struct strbuf ctl;  /* root/ctl: generated passwd, group, hosts (bound read-only) */
+};
+void sbx_stage_init(struct sbx_stage *st);
+int sbx_stage_create(struct sbx_stage *st, const char *tmp_dir, struct aka_err *err);
+int sbx_stage_copy_inputs(const struct aka_sandbox_job *job, const struct sbx_stage *st,
+                          struct aka_err *err);
+/* Remove the whole stage, even if the command left unwritable directories. */
+void sbx_stage_remove(struct sbx_stage *st, struct strvec *notes);
+/* Copy from an open fd to a new file (O_EXCL, no symlink follow) below dirfd. */
+int sbx_copy_fd(int in, int dirfd, const char *rel, mode_t mode, size_t limit, struct aka_err *err);
+
+/* ---- binds.c ---- */
+/* The clean environment of the job ("NAME=VALUE", job entries override). */
+void sbx_job_env(const struct aka_sandbox_job *job, const char *jobdir, const char *path_prefix,
+                 struct strvec *env);
+/* Look name up in a PATH-style list; absolute result in out. 0 found, -1 not. */
+int sbx_find_in_path(const char *name, const char *path_list, struct strbuf *out);
+/* The python3 prefix to bind (empty when none is needed or it is refused; notes say why). */
+void sbx_python_prefix(const struct aka_sandbox_job *job, struct strbuf *prefix,
+                       struct strvec *notes);
+/* The bwrap argv for job in jobdir, binding python_prefix (may be empty) read-only. */
+int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const char *jobdir,
+                   const char *ctl, const char *python_prefix, struct strvec *a,
+                   struct aka_err *err);
+/* GPU device indices of the job (explicit ids or 0..count-1); -1 with err when too many. */
+int sbx_gpu_ids(const struct aka_sandbox_job *job, int *ids, size_t *n, struct aka_err *err);
+
+/* ---- artifacts.c ---- */
+void sbx_collect_artifacts(const struct aka_sandbox_job *job, const char *jobdir,
+                           struct aka_sandbox_result *res);
+
+/* ---- pids.c ---- */
+struct sbx_cgroup {
+    struct strbuf dir; /* empty when no limit is in force */
+};
+void sbx_cgroup_init(struct sbx_cgroup *cg);
+/* Create a pids cgroup named after the stage; best effort (false: none available). */
+bool sbx_cgroup_create(struct sbx_cgroup *cg, const char *name, long pids_max);
+/* Move pid and everything it already started into the cgroup. */
+void sbx_cgroup_adopt(struct sbx_cgroup *cg, pid_t pid);
+/* Wait (bounded) until the cgroup is empty, then remove it. */
+void sbx_cgroup_destroy(struct sbx_cgroup *cg, struct strvec *notes);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * result.c — the result object, its JSON form, and the transport-independent
+ * entry point aka_sandbox_run() (validate, then hand the job to a transport).
+ */
+#include "sandbox/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void aka_sandbox_result_init(struct aka_sandbox_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    strbuf_init(&r->out, 0);
+    strbuf_init(&r->err, 0);
+    snprintf(r->isolation, sizeof(r->isolation), "none");
+    snprintf(r->pids_limit, sizeof(r->pids_limit), "none");
+}
+
+void aka_sandbox_result_release(struct aka_sandbox_result *r)
+{
+    strbuf_release(&r->out);
+    strbuf_release(&r->err);
+    strvec_clear(&r->artifacts);
+    strvec_clear(&r->artifacts_refused);
+    strvec_clear(&r->notes);
+}
+
+const char *aka_sandbox_status_name(enum aka_sandbox_status s)
+{
+    switch (s) {
+    case AKA_SBX_COMPLETED:
+        return "completed";
+    case AKA_SBX_REFUSED:
+        return "refused";
+    case AKA_SBX_ENV_FAILED:
+        return "environment_error";
+    }
+    return "?";
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4;
+    else
+        return 0;
+    /* The second byte's range excludes overlong forms, surrogates and > U+10FFFF. */
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+    if (n < len || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* Output bytes as a JSON string, invalid UTF-8 replaced by U+FFFD. */
+static json_t *text_json(const struct strbuf *sb)
+{
+    struct strbuf clean = STRBUF_INIT;
+    const unsigned char *p = (const unsigned char *)sb->buf;
+    for (size_t i = 0; i < sb->len;) {
+        size_t k = utf8_len(p + i, sb->len - i);
+        if (k == 0) {
+            strbuf_addstr(&clean, "\xEF\xBF\xBD");
+            i++;
+        } else {
+            strbuf_add(&clean, p + i, k);
+            i += k;
+        }
+    }
+    json_t *s = json_stringn(clean.buf, clean.len);
+    strbuf_release(&clean);
+    return s ? s : json_string("");
+}
+
+static json_t *strvec_json(const struct strvec *sv)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < sv->n; i++) {
+        struct strbuf tmp = {0, strlen(sv->v[i]), sv->v[i]};
+        json_array_append_new(a, text_json(&tmp));
+    }
+    return a;
+}
+
+static json_t *timing_json(const struct aka_sandbox_result *r)
+{
+    return json_pack("{s:f, s:f, s:f, s:f}", "setup_seconds", r->setup_seconds, "wall_seconds",
+                     r->wall_seconds, "cleanup_seconds", r->cleanup_seconds, "overhead_seconds",
+                     r->setup_seconds + r->cleanup_seconds);
+}
+
+json_t *aka_sandbox_result_to_json(const struct aka_sandbox_job *job,
+                                   const struct aka_sandbox_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "schema", json_string("aka.sandbox.result.v1"));
+    json_object_set_new(o, "transport", json_string(r->transport[0] ? r->transport : "?"));
+    json_object_set_new(o, "isolation", json_string(r->isolation));
+    json_object_set_new(o, "status", json_string(aka_sandbox_status_name(r->status)));
+    json_object_set_new(o, "kind", json_string(aka_sandbox_kind_name(job->kind)));
+    json_object_set_new(o, "command", strvec_json(&job->argv));
+    json_object_set_new(o, "gpu_count", json_integer(job->gpu_count));
+    json_object_set_new(o, "exit_code", json_integer(r->exit_code));
+    json_object_set_new(o, "signal", json_integer(r->term_signal));
+    json_object_set_new(o, "timed_out", json_boolean(r->timed_out));
+    json_object_set_new(o, "stdout", text_json(&r->out));
+    json_object_set_new(o, "stderr", text_json(&r->err));
+    json_object_set_new(o, "stdout_bytes", json_integer((json_int_t)r->out_bytes));
+    json_object_set_new(o, "stderr_bytes", json_integer((json_int_t)r->err_bytes));
+    json_object_set_new(o, "stdout_truncated", json_boolean(r->out_truncated));
+    json_object_set_new(o, "stderr_truncated", json_boolean(r->err_truncated));
+    json_object_set_new(o, "artifacts", strvec_json(&r->artifacts));
+    json_object_set_new(o, "artifacts_refused", strvec_json(&r->artifacts_refused));
+    json_object_set_new(o, "notes", strvec_json(&r->notes));
+    json_object_set_new(o, "pids_limit", json_string(r->pids_limit));
+    json_object_set_new(o, "timing", timing_json(r));
+    json_object_set_new(o, "error",
+                        r->status == AKA_SBX_COMPLETED ? json_null() : json_string(r->error));
+    return o;
+}
+
+/* Record a failure that stopped the job in the result as well as in err. */
+static void mark_failed(struct aka_sandbox_result *res, const struct aka_err *err)
+{
+    res->status = err->code == AKA_EXIT_ENV ? AKA_SBX_ENV_FAILED : AKA_SBX_REFUSED;
+    res->exit_code = err->code ? err->code : AKA_EXIT_FAILED;
+    snprintf(res->error, sizeof(res->error), "%s", err->msg);
+}
+
+int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
+                    struct aka_sandbox_result *res, struct aka_err *err)
+{
+    snprintf(res->transport, sizeof(res->transport), "%s", t->name);
+    snprintf(res->isolation, sizeof(res->isolation), "%s",
+             job->isolation == AKA_SBX_NONE ? "none" : "bwrap");
+    if (aka_sandbox_job_validate(job, err) < 0 || t->run(t, job, res, err) < 0) {
+        mark_failed(res, err);
+        return -1;
+    }
+    res->status = AKA_SBX_COMPLETED;
+    return 0;
+}

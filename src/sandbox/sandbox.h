@@ -1,0 +1,212 @@
+/*
+ * sandbox.h — the sandbox module's one public header: the job model of
+ * DESIGN §4.7, the rules about what may cross the sandbox boundary, and the
+ * transport interface (only `local` exists today; ssh, gateway and slurm plug
+ * into the same vtable later).
+ *
+ * A job names every file it ships (an explicit allowlist: host source →
+ * relative destination), the command, extra environment, a wall-clock limit,
+ * output caps, the relative paths to bring back, and how many GPUs it needs.
+ * Nothing else reaches the job: no workspace walk, no inherited environment,
+ * no network. What comes back is the exit status, capped stdout/stderr, and
+ * artifacts copied out with traversal, symlink and size checks.
+ *
+ * Failure classes are kept apart so the supervisor never blames a candidate
+ * for the machine (DESIGN §4.9):
+ *   - the job ran: status COMPLETED, exit_code is the command's (124 on timeout);
+ *   - the job was invalid (bad path, never-shipped file, unsafe bind): REFUSED,
+ *     error code 2, nothing ran;
+ *   - the environment could not run it (bwrap missing or broken, no GPU node,
+ *     temp dir unwritable): ENV_FAILED, error code 75.
+ */
+#ifndef AKA_SANDBOX_SANDBOX_H
+#define AKA_SANDBOX_SANDBOX_H
+
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- job model ---------------------------------------------------------------------------- */
+
+enum aka_sandbox_kind { AKA_SBX_RUN = 0, AKA_SBX_PROFILE, AKA_SBX_CHECK, AKA_SBX_DEV };
+enum aka_sandbox_isolation { AKA_SBX_BWRAP = 0, AKA_SBX_NONE };
+
+/* Defaults a freshly initialized job carries. */
+#define AKA_SBX_DEFAULT_TIMEOUT_S  600
+#define AKA_SBX_MAX_TIMEOUT_S      86400
+#define AKA_SBX_DEFAULT_OUT_CAP    ((size_t)4 << 20)
+#define AKA_SBX_MAX_INPUT_BYTES    ((size_t)16 << 20)
+#define AKA_SBX_MAX_ARTIFACT_BYTES ((size_t)512 << 20)
+#define AKA_SBX_MAX_ARTIFACT_TOTAL ((size_t)1 << 30)
+#define AKA_SBX_DEFAULT_PIDS_MAX   4096
+#define AKA_SBX_MAX_GPUS           32
+#define AKA_SBX_MAX_FILES          20000
+
+/* One shipped file. */
+struct aka_sandbox_file {
+    char *src;      /* host path of a regular file (never a symlink) */
+    char *root;     /* src must resolve inside this directory (realpath) */
+    char *dest;     /* safe relative path inside the job directory */
+    bool read_only; /* immutable inside the job: write bits cleared and bound read-only */
+    bool trusted;   /* supervisor-owned (harness, injected private shapes): exempt from the
+                       never-shipped *name* rules, never from the path and file-type rules */
+};
+
+/* A read-only runtime bind (a Python prefix, a CUDA toolkit outside /usr). */
+struct aka_sandbox_bind {
+    char *src;  /* absolute host path, as given */
+    char *dest; /* absolute path inside the sandbox */
+};
+
+struct aka_sandbox_job {
+    enum aka_sandbox_kind kind;
+    enum aka_sandbox_isolation isolation;
+    bool generalized; /* production generalized mode: evaluator-private names never ship
+                         from the workspace (only trusted injected copies do) */
+    VEC(struct aka_sandbox_file) files;
+    struct strvec argv;      /* the command; argv[0] is looked up in the job's PATH */
+    struct strvec env;       /* "NAME=VALUE" added to the clean environment */
+    struct strvec artifacts; /* relative paths (files or directories) to bring back */
+    VEC(struct aka_sandbox_bind) binds;
+    struct strvec deny_paths; /* host paths a bind must never expose (the workspace, ...) */
+    bool detect_python;       /* bind python3's prefix when it lives outside /usr */
+    long timeout_s;
+    size_t stdout_cap, stderr_cap;
+    size_t max_input_bytes;    /* per shipped file */
+    size_t max_artifact_bytes; /* per artifact file */
+    size_t max_artifact_total; /* all artifacts together */
+    long pids_max;             /* processes+threads, via a pids cgroup when the host has one;
+                                  0: no limit */
+    int gpu_count;
+    int gpu_ids[AKA_SBX_MAX_GPUS]; /* physical indices; when n_gpu_ids == 0: 0..gpu_count-1 */
+    size_t n_gpu_ids;
+    char *artifact_dir; /* where artifacts land (created when missing); NULL: none come back */
+};
+
+void aka_sandbox_job_init(struct aka_sandbox_job *job, enum aka_sandbox_kind kind);
+void aka_sandbox_job_release(struct aka_sandbox_job *job);
+
+/*
+ * Builders. Each validates what it adds and refuses (code 2) anything the
+ * rules below reject, so a bad job fails before a directory is created. The
+ * transport validates the whole job again before running it.
+ */
+int aka_sandbox_job_add_file(struct aka_sandbox_job *job, const char *src, const char *root,
+                             const char *dest, bool read_only, bool trusted, struct aka_err *err);
+/*
+ * Ship a directory tree: every regular file under dir goes to dest_prefix/<rel>
+ * ("" or "." for the job root). Never-shipped directories and files, symlinks,
+ * special files and files over the size limit are skipped and each skip is
+ * described in `skipped` (may be NULL).
+ */
+int aka_sandbox_job_add_tree(struct aka_sandbox_job *job, const char *dir, const char *dest_prefix,
+                             bool read_only, struct strvec *skipped, struct aka_err *err);
+int aka_sandbox_job_add_env(struct aka_sandbox_job *job, const char *name_value,
+                            struct aka_err *err);
+int aka_sandbox_job_add_artifact(struct aka_sandbox_job *job, const char *rel, struct aka_err *err);
+/* "SRC[=DST]": both absolute; DST defaults to SRC. */
+int aka_sandbox_job_add_bind(struct aka_sandbox_job *job, const char *spec, struct aka_err *err);
+/* Whole-job validation (what the transport runs first). */
+int aka_sandbox_job_validate(const struct aka_sandbox_job *job, struct aka_err *err);
+
+const char *aka_sandbox_kind_name(enum aka_sandbox_kind kind);
+int aka_sandbox_kind_parse(const char *s, enum aka_sandbox_kind *out);
+
+/* ---- boundary rules (exposed for tests and for callers that pre-check) --------------------- */
+
+/*
+ * A relative path that stays inside its directory: non-empty, not absolute, no
+ * empty, "." or ".." component, no control characters, under PATH_MAX. `what`
+ * names the path in the message ("--sync path", "destination").
+ */
+int aka_sandbox_check_rel(const char *rel, const char *what, struct aka_err *err);
+/*
+ * Is this relative path never shipped? Checks every component against the
+ * never-shipped directory names and the last one against the file rules; with
+ * generalized, also the evaluator-private names. Returns the reason or NULL.
+ */
+const char *aka_sandbox_never_shipped(const char *rel, bool generalized);
+/* A secret location anywhere in an absolute path (~/.ssh, .gnupg, .aws, ...): reason or NULL. */
+const char *aka_sandbox_secret_path(const char *abs_path);
+/*
+ * A runtime bind whose source already went through realpath: refuses broad
+ * roots, system and secret locations, homes (except Python environments) and
+ * anything that contains or lies inside a deny path. Code 2.
+ */
+int aka_sandbox_check_bind(const char *resolved_src, const char *dest,
+                           const struct strvec *deny_paths, struct aka_err *err);
+
+/* ---- result ---------------------------------------------------------------------------------- */
+
+enum aka_sandbox_status { AKA_SBX_COMPLETED = 0, AKA_SBX_REFUSED, AKA_SBX_ENV_FAILED };
+
+struct aka_sandbox_result {
+    enum aka_sandbox_status status;
+    int exit_code;   /* the command's status, 128+signal, 124 on timeout; the error code
+                        (2 or 75) when the job did not complete */
+    int term_signal; /* the signal that ended the command, 0 when it exited */
+    bool timed_out;
+    struct strbuf out, err;      /* the kept bytes (≤ the caps) */
+    size_t out_bytes, err_bytes; /* everything the command wrote */
+    bool out_truncated, err_truncated;
+    struct strvec artifacts;         /* relative paths copied into artifact_dir */
+    struct strvec artifacts_refused; /* "PATH: reason" for each one that was not */
+    struct strvec notes;             /* anything else a person should know */
+    double setup_seconds;            /* job dir, copies, binds, argv */
+    double wall_seconds;             /* the command (with bwrap's own start) */
+    double cleanup_seconds;          /* artifacts and job dir removal */
+    char transport[16];              /* "local", ... */
+    char isolation[8];               /* "bwrap" or "none": results run without isolation say so */
+    char pids_limit[8];              /* "cgroup" when a pids limit was enforced, else "none" */
+    char error[AKA_ERR_MSG_MAX];     /* set unless status is COMPLETED */
+};
+
+void aka_sandbox_result_init(struct aka_sandbox_result *r);
+void aka_sandbox_result_release(struct aka_sandbox_result *r);
+const char *aka_sandbox_status_name(enum aka_sandbox_status s);
+/* The result as a JSON object (schema "aka.sandbox.result.v1"); output bytes that are
+ * not UTF-8 are replaced with U+FFFD so the document is always valid. */
+json_t *aka_sandbox_result_to_json(const struct aka_sandbox_job *job,
+                                   const struct aka_sandbox_result *r);
+
+/* ---- transports ------------------------------------------------------------------------------ */
+
+/*
+ * run() returns 0 when the command ran to an end (whatever its exit status),
+ * -1 when it was refused (err code 2) or the environment failed (err code 75);
+ * res->status and res->error say the same thing for callers that only keep the
+ * result. A transport never modifies the job.
+ */
+struct aka_sandbox_transport {
+    const char *name;
+    int (*run)(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
+               struct aka_sandbox_result *res, struct aka_err *err);
+    void *ctx; /* the transport's configuration (below for local) */
+};
+
+struct aka_sandbox_local_opts {
+    const char *tmp_dir; /* where job directories are created; NULL: $TMPDIR, else /tmp */
+    const char *bwrap;   /* bwrap binary; NULL: looked up in PATH */
+};
+
+/* Fill t with the local transport; opts must outlive t (NULL: defaults). */
+void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox_local_opts *opts);
+
+/* Validate, then t->run(); on refusal or environment failure res is filled too. */
+int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
+                    struct aka_sandbox_result *res, struct aka_err *err);
+
+/*
+ * The bwrap argv the local transport would use for job in jobdir (for --dry-run,
+ * tests and docs). ctl_dir holds the generated /etc files. Notes about binds
+ * that were detected but refused go to notes (may be NULL).
+ */
+int aka_sandbox_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const char *jobdir,
+                           const char *ctl_dir, struct strvec *argv, struct strvec *notes,
+                           struct aka_err *err);
+
+#endif

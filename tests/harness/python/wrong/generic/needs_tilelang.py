@@ -1,0 +1,2 @@
+"""A TileLang candidate, for a runtime where TileLang is not installed."""
+import tilelang  # noqa: F401

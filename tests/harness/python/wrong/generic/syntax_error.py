@@ -1,0 +1,4 @@
+"""Planted broken candidate: does not parse."""
+
+
+class Model(

@@ -1,0 +1,19 @@
+"""Planted hostile candidate: correct RMSNorm that replaces the CPU timer on import."""
+import time
+
+import torch
+import torch.nn as nn
+
+_real = time.perf_counter_ns
+time.perf_counter_ns = lambda: _real() // 1000  # every measured call looks 1000x faster
+
+
+class Model(nn.Module):
+    def __init__(self, eps: float = 1e-6):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        xf = x.float()
+        y = xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + self.eps) * weight.float()
+        return y.to(x.dtype)

@@ -1,0 +1,134 @@
+/*
+ * test_strbuf.c — the growable byte buffer (base/strbuf.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "base/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void t_empty_is_printable(void **state)
+{
+    struct strbuf sb = STRBUF_INIT, sb2;
+    assert_non_null(sb.buf);
+    assert_string_equal(sb.buf, "");
+    assert_int_equal(sb.len, 0);
+    strbuf_init(&sb2, 0);
+    assert_string_equal(sb2.buf, "");
+    strbuf_release(&sb2); /* releasing an unallocated buffer is fine */
+    strbuf_init(&sb2, 100);
+    assert_true(sb2.alloc >= 101);
+    assert_int_equal(sb2.len, 0);
+    assert_string_equal(sb2.buf, "");
+    strbuf_release(&sb2);
+    assert_int_equal(sb2.alloc, 0);
+    assert_string_equal(sb2.buf, "");
+    strbuf_setlen(&sb, 0); /* no storage: only length 0, and no crash */
+    strbuf_trim(&sb);
+    assert_int_equal(sb.len, 0);
+}
+
+static void t_add_keeps_nuls(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_add(&sb, "a\0b", 3);
+    strbuf_addch(&sb, 0);
+    strbuf_addstr(&sb, "cd");
+    assert_int_equal(sb.len, 6);
+    assert_memory_equal(sb.buf, "a\0b\0cd", 7); /* and NUL-terminated */
+    strbuf_add(&sb, NULL, 0);
+    assert_int_equal(sb.len, 6);
+    strbuf_release(&sb);
+}
+
+static void t_addf_grows(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    char *want = malloc(100001);
+    for (int i = 0; i < 10000; i++) {
+        strbuf_addf(&sb, "%09d|", i);
+        snprintf(want + 10 * i, 11, "%09d|", i);
+    }
+    assert_int_equal(sb.len, 100000);
+    assert_string_equal(sb.buf, want);
+    assert_true(sb.alloc > sb.len);
+    strbuf_reset(&sb);
+    assert_int_equal(sb.len, 0);
+    assert_string_equal(sb.buf, "");
+    strbuf_addf(&sb, "%s=%d", "k", -5);
+    assert_string_equal(sb.buf, "k=-5");
+    free(want);
+    strbuf_release(&sb);
+}
+
+static void t_trim(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addstr(&sb, " \t x  y \r\n");
+    strbuf_trim(&sb);
+    assert_string_equal(sb.buf, "x  y");
+    assert_int_equal(sb.len, 4);
+    strbuf_reset(&sb);
+    strbuf_addstr(&sb, " \n\t ");
+    strbuf_trim(&sb);
+    assert_string_equal(sb.buf, "");
+    assert_int_equal(sb.len, 0);
+    strbuf_release(&sb);
+}
+
+static void t_setlen_and_starts_with(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addstr(&sb, "prefix-rest");
+    assert_true(strbuf_starts_with(&sb, "prefix"));
+    assert_true(strbuf_starts_with(&sb, ""));
+    assert_false(strbuf_starts_with(&sb, "rest"));
+    assert_false(strbuf_starts_with(&sb, "prefix-rest-longer"));
+    strbuf_setlen(&sb, 6);
+    assert_string_equal(sb.buf, "prefix");
+    assert_int_equal(sb.len, 6);
+    size_t before = sb.alloc;
+    strbuf_grow(&sb, 1000);
+    assert_true(sb.alloc >= 1007);
+    assert_true(sb.alloc >= before);
+    assert_string_equal(sb.buf, "prefix"); /* growing keeps content and length */
+    strbuf_release(&sb);
+}
+
+static void t_detach(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    size_t len = 99;
+    char *s = strbuf_detach(&sb, &len); /* even an empty buffer gives an owned string */
+    assert_int_equal(len, 0);
+    assert_string_equal(s, "");
+    free(s);
+    strbuf_addstr(&sb, "owned");
+    s = strbuf_detach(&sb, &len);
+    assert_int_equal(len, 5);
+    assert_string_equal(s, "owned");
+    assert_int_equal(sb.len, 0);
+    assert_int_equal(sb.alloc, 0);
+    assert_string_equal(sb.buf, "");
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_empty_is_printable),
+        cmocka_unit_test(t_add_keeps_nuls),
+        cmocka_unit_test(t_addf_grows),
+        cmocka_unit_test(t_trim),
+        cmocka_unit_test(t_setlen_and_starts_with),
+        cmocka_unit_test(t_detach),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
