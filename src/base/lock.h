@@ -15,8 +15,11 @@ struct aka_lock {
     int fd;
     char *path;
 };
-/* A lock not (yet) held; releasing it is a no-op. */
+/* A lock not (yet) held; releasing it is a no-op. (clang-format 14 would
+ * explode the brace initializer over five lines.) */
+/* clang-format off */
 #define AKA_LOCK_INIT {-1, NULL}
+/* clang-format on */
 
 /*
  * Take an exclusive lock on path (created if missing). With wait=false an

@@ -16,7 +16,8 @@
  * with setsid() and cannot be signalled: we simply stop reading. On timeout
  * the same rule applies after the SIGKILL escalation. So every run ends at
  * most timeout + grace + ORPHAN_GRACE_MS after it started (or child exit +
- * ORPHAN_GRACE_MS without a timeout).
+ * ORPHAN_GRACE_MS without a timeout). The one thing SIGKILL cannot end is a
+ * child stuck in uninterruptible sleep; we give up on it after UNKILLABLE_MS.
  *
  * proc_start() also blocks until the child has exec'd (or failed to): the
  * child reports exec errors through a close-on-exec pipe, and EOF on that pipe
@@ -45,6 +46,8 @@ extern char **environ;
 #define DEFAULT_GRACE_MS 2000
 /* How long leftover group members may hold our pipes after the child is gone. */
 #define ORPHAN_GRACE_MS 200
+/* How long a SIGKILLed child may take to die before we stop waiting for it. */
+#define UNKILLABLE_MS 10000
 /* Re-check interval when no file descriptor can wake poll() for the event. */
 #define TICK_MS    10
 #define READ_CHUNK 65536
@@ -444,12 +447,11 @@ static int fork_child(const struct child_plan *plan, struct proc_handle *h, stru
     return 0;
 }
 
-static void plan_init(struct child_plan *plan, const struct proc_spec *spec, struct strvec *env)
+static void plan_init(struct child_plan *plan, const struct proc_spec *spec)
 {
     long open_max = sysconf(_SC_OPEN_MAX);
     memset(plan, 0, sizeof(*plan));
     plan->argv = spec->argv;
-    plan->envp = env->v;
     plan->cwd = spec->cwd;
     plan->new_session = spec->new_session;
     plan->fds[0] = plan->fds[1] = plan->fds[2] = plan->report_fd = -1;
@@ -462,7 +464,7 @@ static int start_child(const struct proc_spec *spec, struct proc_handle *h, stru
     struct child_plan plan;
     int report[2] = {-1, -1}, rc = -1;
 
-    plan_init(&plan, spec, &env);
+    plan_init(&plan, spec);
     if (open_child_fds(spec, h, plan.fds, err) < 0)
         goto out;
     if (pipe2(report, O_CLOEXEC) < 0) {
@@ -627,6 +629,8 @@ static int poll_timeout(const struct proc_handle *h, int64_t now)
         wake = min64(wake, h->deadline_ms);
     if (h->timed_out && !h->escalated)
         wake = min64(wake, h->reaped ? min64(now + TICK_MS, h->kill_at_ms) : h->kill_at_ms);
+    if (h->escalated && !h->reaped)
+        wake = min64(wake, h->escalated_at_ms + UNKILLABLE_MS);
     if (orphan >= 0 && streams_open(h))
         wake = min64(wake, orphan);
     if (wake == INT64_MAX)
@@ -634,22 +638,39 @@ static int poll_timeout(const struct proc_handle *h, int64_t now)
     return wake <= now ? 0 : (int)min64(wake - now, INT_MAX);
 }
 
+/* Append fd to the poll set; who[] remembers which stream (if any) it belongs to. */
+static void watch(struct pollfd *pfd, struct stream **who, nfds_t *n, int fd, struct stream *s)
+{
+    pfd[*n] = (struct pollfd){fd, POLLIN, 0};
+    who[(*n)++] = s;
+}
+
 static void poll_once(struct proc_handle *h, int timeout)
 {
     struct pollfd pfd[3];
-    struct stream *who[3] = {NULL, NULL, NULL};
+    struct stream *who[3];
     nfds_t n = 0;
     if (h->out.fd >= 0)
-        who[n] = &h->out, pfd[n++] = (struct pollfd){h->out.fd, POLLIN, 0};
+        watch(pfd, who, &n, h->out.fd, &h->out);
     if (h->err.fd >= 0)
-        who[n] = &h->err, pfd[n++] = (struct pollfd){h->err.fd, POLLIN, 0};
+        watch(pfd, who, &n, h->err.fd, &h->err);
     if (h->pidfd >= 0 && !h->reaped)
-        pfd[n++] = (struct pollfd){h->pidfd, POLLIN, 0};
+        watch(pfd, who, &n, h->pidfd, NULL);
     if (poll(pfd, n, timeout) <= 0)
         return; /* timeout or EINTR: the loop re-evaluates everything */
     for (nfds_t i = 0; i < n; i++)
         if (who[i] && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
             stream_read(who[i]);
+}
+
+/*
+ * A child in uninterruptible sleep (a wedged GPU driver call, a dead NFS
+ * server) survives SIGKILL until the kernel lets go. We cannot reap it, but we
+ * must not wait forever either: give up and report the environment as broken.
+ */
+static bool unkillable(const struct proc_handle *h, int64_t now)
+{
+    return h->escalated && !h->reaped && now >= h->escalated_at_ms + UNKILLABLE_MS;
 }
 
 static int wait_loop(struct proc_handle *h, struct aka_err *err)
@@ -662,6 +683,10 @@ static int wait_loop(struct proc_handle *h, struct aka_err *err)
         close_orphaned_pipes(h, now);
         if (h->reaped && !streams_open(h) && (!h->timed_out || h->escalated))
             return 0;
+        if (unkillable(h, now))
+            return aka_err_set(err, AKA_EXIT_ENV,
+                               "%s: pid %ld still alive %d ms after SIGKILL (stuck in the kernel?)",
+                               h->name, (long)h->pid, UNKILLABLE_MS);
         poll_once(h, poll_timeout(h, now));
     }
 }

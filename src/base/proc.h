@@ -76,6 +76,10 @@ void proc_result_release(struct proc_result *r);
  *    a background process can never make proc_run hang.
  *  - A capture file that could not be written fails proc_wait (-1, code 75)
  *    with `res` filled in anyway.
+ *  - A child that survives SIGKILL for 10 s (stuck in the kernel) fails
+ *    proc_wait with code 75 instead of blocking forever; it stays unreaped.
+ *  - proc_start turns a default SIGPIPE disposition into SIG_IGN (once,
+ *    process-wide), so a capture file on a dead pipe is EPIPE, not death.
  */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct aka_err *err);
 

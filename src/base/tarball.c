@@ -74,6 +74,10 @@ static const char *clean_path(const char *p, struct strbuf *out)
 /* Open (and with create, first make) directory name inside dirfd, never through a symlink. */
 static int open_dir_at(int dirfd, const char *name, bool create)
 {
+    if (strcmp(name, "..") == 0) { /* clean_path refuses these; never rely on one check */
+        errno = EINVAL;
+        return -1;
+    }
     if (create && mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
         return -1;
     /* O_NOFOLLOW with O_DIRECTORY: a symlink, even to a directory, fails (ELOOP/ENOTDIR). */

@@ -75,12 +75,40 @@ static bool find_parent(struct strbuf *out)
     return found;
 }
 
+/*
+ * Remove empty job cgroups whose aka process is gone (aka was killed before it
+ * could clean up; bwrap --die-with-parent already ended their jobs). The name
+ * ends in "-<aka pid>"; rmdir only ever succeeds on an empty cgroup.
+ */
+static void collect_stale(const char *parent)
+{
+    struct strvec names = STRVEC_INIT;
+    struct strbuf path = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    if (aka_list_dir(parent, &names, &err) < 0)
+        return;
+    for (size_t i = 0; i < names.n; i++) {
+        const char *dash = strrchr(names.v[i], '-');
+        if (strncmp(names.v[i], "aka-sbx.", 8) != 0 || !dash)
+            continue;
+        strbuf_reset(&path);
+        strbuf_addf(&path, "/proc/%s", dash + 1);
+        if (atol(dash + 1) <= 0 || aka_exists(path.buf))
+            continue;
+        aka_path_join(&path, parent, names.v[i]);
+        rmdir(path.buf);
+    }
+    strvec_clear(&names);
+    strbuf_release(&path);
+}
+
 bool sbx_cgroup_create(struct sbx_cgroup *cg, const char *name, long pids_max)
 {
     struct strbuf parent = STRBUF_INIT, limit = STRBUF_INIT;
     bool ok = false;
     if (pids_max <= 0 || !find_parent(&parent))
         goto out;
+    collect_stale(parent.buf);
     strbuf_reset(&cg->dir);
     strbuf_addf(&cg->dir, "%s/%s-%ld", parent.buf, name, (long)getpid());
     if (mkdir(cg->dir.buf, 0755) < 0)

@@ -130,6 +130,9 @@ typedef struct hx_backend {
  * evaluation: the process or the device context can no longer be trusted. */
 #define HX_CRASHED      (-1000)
 #define HX_DEVICE_ERROR (-1001)
+/* Not fatal: the entry left work running outside params->stream (CUDA; message in
+ * backend->last_error()). The shape fails; the evaluation goes on. */
+#define HX_OFF_STREAM (-1002)
 
 /*
  * Call fn with SIGSEGV/SIGBUS/SIGFPE/SIGILL caught: a crash inside the entry

@@ -1,0 +1,188 @@
+/*
+ * evaluate.h — evaluating one candidate kernel against its operator, in the
+ * sandbox, into one typed evaluator result (DESIGN §4.6). What `aka eval` and,
+ * later, the campaign's verification call.
+ *
+ * aka_evaluate() loads the operator, checks that layout, framework and
+ * platform fit together, hashes the kernel bytes it is about to ship, builds a
+ * sandbox job with an explicit allowlist per layout, runs it through the local
+ * transport and turns what came back into a verdict:
+ *
+ *   native C / CUDA (operator.json)   aka resolves every shape into plan.json;
+ *       the job builds runtime/harness/native with reference.c|.cu and the
+ *       kernel (shipped as kernel.c|.cu) and runs it (run_native.sh);
+ *   Atrex-Bench / SOL-ExecBench       the job runs `python3 -m aka_harness`
+ *       (runtime/harness/python) on the visible evaluator inputs and kernel.py.
+ *
+ * Fail closed: anything other than exactly one valid RESULT_JSON line whose
+ * kernel_sha256 and eval_id are the ones aka sent, from a command whose exit
+ * status agrees with it, is a failed evaluation with a diagnostic, never a
+ * pass. A candidate that does not compile is a failed evaluation whose
+ * actionable_diagnostics carry the compiler's first errors. Only problems that
+ * are not the candidate's become errors: a bad operator, flag or reference
+ * (code 2), a machine that cannot run the job (code 75).
+ *
+ * Platforms (docs/evaluator.md): "cpu"; "nvidia/<gpu>" for a100 (sm_80), l40s
+ * (sm_89), h100, h200, h20, gh200 (sm_90), b200, gb200 (sm_100); "nvidia/sm_NN"
+ * for any other NVIDIA architecture. The platform picks the device the job gets
+ * and nvcc's -arch; `cuda_arch` overrides the latter.
+ */
+#ifndef AKA_SANDBOX_EVALUATE_H
+#define AKA_SANDBOX_EVALUATE_H
+
+#include "base/error.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "contracts/operator.h"
+#include "contracts/records.h"
+#include "sandbox/sandbox.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* ---- platforms and frameworks ---------------------------------------------------------- */
+
+enum aka_platform_kind { AKA_PLATFORM_CPU = 0, AKA_PLATFORM_NVIDIA };
+
+struct aka_platform {
+    enum aka_platform_kind kind;
+    char name[48];      /* canonical spelling: "cpu", "nvidia/h200", "nvidia/sm_90" */
+    char cuda_arch[16]; /* "sm_90" on NVIDIA, "" on the CPU */
+};
+
+/* Parse a platform name (case-insensitive); code 2 naming the accepted ones. */
+int aka_platform_parse(const char *s, struct aka_platform *out, struct aka_err *err);
+
+/* The canonical framework name ("C", "Cuda", "Triton", "Gluon", "CuteDSL",
+ * "TileLang", "FlyDSL") for s, matched case-insensitively; NULL when unknown. */
+const char *aka_eval_framework(const char *s);
+
+/* ---- a request and its outcome --------------------------------------------------------- */
+
+struct aka_eval_request {
+    const char *op_dir;
+    const char *kernel;    /* host path of the candidate file */
+    const char *framework; /* any spelling aka_eval_framework accepts */
+    const char *platform;  /* any spelling aka_platform_parse accepts */
+    const char *repo_root; /* asset tree holding runtime/harness/ */
+    const struct strvec *shape_ids; /* NULL or empty: every shape */
+    int multi_seed;        /* correctness seeds 0..N-1; <= 0 means 1 */
+    int timed_runs;        /* < 0: the harness's default (C 25, CUDA 100, Python 100) */
+    int warmup;            /* < 0: the harness's default (C 3, CUDA 10, Python 10) */
+    const struct strvec *tune; /* NULL or "NAME=VALUE" knobs (native only) */
+    enum aka_sandbox_isolation isolation;
+    const char *cuda_arch;   /* NULL: the platform's */
+    long timeout_s;          /* <= 0: AKA_SBX_DEFAULT_TIMEOUT_S */
+    const char *sandbox_tmp; /* NULL: $TMPDIR, else /tmp */
+    long long llc_bytes;     /* <= 0: read from this host's sysfs (native C) */
+    const char *eval_id;     /* NULL: generated */
+};
+
+struct aka_eval_outcome {
+    struct aka_result result; /* the verdict (valid whenever aka_evaluate returned 0) */
+    int exit_code;            /* 0 iff result.all_pass, else 1 */
+    char kernel_sha256[AKA_SHA256_HEX_LEN + 1]; /* of the bytes aka shipped */
+    char eval_id[64];
+    char isolation[8];    /* "bwrap" or "none"; also in result.extra "sandbox_isolation" */
+    char platform[48];    /* canonical */
+    const char *framework; /* canonical (static string) */
+    enum aka_layout layout;
+    int command_exit;     /* the job command's exit status (124: timed out) */
+    double seconds;       /* wall time of the whole job */
+    struct strbuf log;    /* the job's stderr as kept (capped) */
+    struct strvec notes;  /* sandbox notes */
+};
+
+void aka_eval_outcome_init(struct aka_eval_outcome *o);
+void aka_eval_outcome_release(struct aka_eval_outcome *o);
+
+/*
+ * Evaluate. 0: out->result holds a verdict (pass or fail) and out->exit_code
+ * says which. -1: no verdict; err has code 2 (bad operator, flags, kernel path,
+ * reference that fails) or 75 (sandbox, toolchain or device unavailable).
+ */
+int aka_evaluate(const struct aka_eval_request *req, struct aka_eval_outcome *out,
+                 struct aka_err *err);
+
+/* The result object as printed and recorded: the typed result plus "sandbox_isolation". */
+json_t *aka_eval_result_json(const struct aka_eval_outcome *o);
+
+/* ---- pieces exposed for tests ----------------------------------------------------------- */
+
+struct aka_native_plan_opts {
+    const char *eval_id, *kernel_sha256;
+    const struct strvec *shape_ids; /* NULL or empty: all */
+    int n_seeds, warmup, reps;
+    long long llc_bytes, rotate_budget; /* 0: the harness decides */
+};
+
+/* plan.json ("aka.native.plan.v1") for a native operator; code 2 on an unknown shape id. */
+json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_native_plan_opts *o,
+                             struct aka_err *err);
+
+/* What a verdict is checked against. */
+struct aka_eval_expect {
+    const char *evaluator; /* name for synthesized results ("aka.native.c", ...) */
+    const char *eval_id, *kernel_sha256;
+    const struct strvec *shape_ids; /* the shapes evaluated */
+    int n_seeds, warmup, reps;
+    const char *timing_method;
+    bool l2_flush;
+    bool native;    /* exit statuses of run_native.sh apply */
+    long timeout_s; /* for the timeout message */
+};
+
+/* What came back from the job. */
+struct aka_eval_run {
+    int exit_code, term_signal;
+    bool timed_out;
+    const char *out, *err_text;
+    size_t out_len, err_len;
+};
+
+/*
+ * The verdict for what a job printed: out->result and out->exit_code, or -1
+ * with code 2/75 when the failure is not the candidate's (see aka_evaluate).
+ */
+int aka_eval_interpret(const struct aka_eval_expect *x, const struct aka_eval_run *run,
+                       struct aka_eval_outcome *out, struct aka_err *err);
+
+/* The result must name exactly the kernel bytes and the eval id aka sent (code 1 otherwise). */
+int aka_eval_check_identity(const struct aka_result *r, const char *kernel_sha256,
+                            const char *eval_id, struct aka_err *err);
+
+/* ---- inside an episode worktree ---------------------------------------------------------- */
+
+/*
+ * Episode mode is on when ATREX_AKA_WORKSPACE is set. The campaign is
+ * $ATREX_AKA_WORKSPACE/.aka/campaign.json (fields op_dir — relative to the
+ * workspace or absolute —, framework, platform, kernel — relative to the
+ * worktree —, and optional sandbox_isolation, cuda_arch; other fields are the
+ * campaign engine's and ignored here). The worktree is $ATREX_AKA_WORKTREE, else
+ * the nearest directory at or above the current one that holds .git, else the
+ * current directory. Results go to <worktree>/.aka/evaluations.jsonl.
+ */
+struct aka_eval_episode {
+    bool active;
+    char *workspace, *episode, *worktree; /* episode: $ATREX_AKA_EPISODE or NULL */
+    char *op_dir, *framework, *platform, *kernel; /* kernel: absolute path */
+    char *isolation, *cuda_arch;                  /* NULL when the campaign says nothing */
+    char *record_path;
+};
+
+void aka_eval_episode_release(struct aka_eval_episode *ep);
+/* Fill ep from the environment; ep->active false (and 0) when not in an episode. */
+int aka_eval_episode_detect(struct aka_eval_episode *ep, struct aka_err *err);
+
+/*
+ * Append one compact JSON line {schema "aka.evaluation.v1", timestamp, episode,
+ * kernel, kernel_sha256, op_dir, framework, platform, shape_ids, multi_seed,
+ * timed_runs, tune, sandbox_isolation, exit_code, all_pass, result} to path
+ * (O_APPEND, one write, fsync; the directory is created when missing).
+ */
+int aka_eval_record_append(const char *path, const struct aka_eval_request *req,
+                           const struct aka_eval_outcome *o, const char *episode,
+                           struct aka_err *err);
+
+#endif
