@@ -9,7 +9,7 @@ packages=(
   build-essential cmake pkg-config git clang clang-format clang-tidy
   libjansson-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev
   libssl-dev libarchive-dev libcmocka-dev
-  bubblewrap openssh-client openssh-server python3
+  bubblewrap openssh-client openssh-server python3 python3-torch
 )
 
 missing=()

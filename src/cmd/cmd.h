@@ -17,6 +17,7 @@ struct aka_app_ctx {
 
 typedef int (*aka_cmd_fn)(int argc, char **argv, const struct aka_app_ctx *ctx);
 
+int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_wiki(int argc, char **argv, const struct aka_app_ctx *ctx);

@@ -15,6 +15,7 @@
 #endif
 
 static const struct aka_app apps[] = {
+    {"eval", "Evaluate a kernel against its operator in the sandbox", cmd_eval},
     {"inspect", "Detect an operator's layout and validate every contract it carries", cmd_inspect},
     {"optimize", "Run an optimization campaign on an operator", cmd_optimize},
     {"sandbox", "Run a command as a sandbox job (isolated, allowlisted, time-limited)", cmd_sandbox},

@@ -227,6 +227,10 @@ static void add_jobdir(const struct aka_sandbox_job *job, const char *jobdir, st
         aka_path_join(&path, jobdir, job->files.v[i].dest);
         push3(a, "--ro-bind", path.buf, path.buf);
     }
+    /* Last mount step: the sandbox's own root (a tmpfs bwrap built) becomes read-only,
+     * so the job dir, /tmp and /dev/shm are the only writable places left. */
+    strvec_push(a, "--remount-ro");
+    strvec_push(a, "/");
     strvec_push(a, "--chdir");
     strvec_push(a, jobdir);
     strbuf_release(&path);

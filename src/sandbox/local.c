@@ -173,8 +173,12 @@ static int check_sandbox_health(struct local_job *lj, struct aka_err *err)
     bool broken = rc < 0 || pr.exit_code != 0;
     proc_result_release(&pr);
     strvec_clear(&argv);
-    if (!broken)
+    if (!broken) {
+        /* bwrap could not exec the command: report it the way a shell would. */
+        if (strncmp(res->err.buf, "bwrap: execvp ", 14) == 0)
+            lj->res->exit_code = 127;
         return 0;
+    }
     first_line(&res->err, line, sizeof(line));
     return aka_err_set(err, AKA_EXIT_ENV, "the sandbox could not be built (%s)", line);
 }

@@ -17,6 +17,12 @@
 
 static struct strbuf area = STRBUF_INIT, tar = STRBUF_INIT;
 
+static void cleanup(void)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    aka_remove_tree(area.buf, &err);
+}
+
 static void setup_once(void)
 {
     struct aka_err err = AKA_ERR_INIT;
@@ -25,6 +31,7 @@ static void setup_once(void)
     if (aka_make_temp_dir(NULL, "aka-fuzz-tar", &area, &err) < 0)
         abort();
     aka_path_join(&tar, area.buf, "in.tar");
+    atexit(cleanup); /* libFuzzer ends with exit() after -max_total_time */
 }
 
 static void write_input(const uint8_t *data, size_t size)

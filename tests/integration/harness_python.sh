@@ -184,7 +184,7 @@ fi
 
 # --help prints usage and no RESULT_JSON.
 if "$py" -m aka_harness --help >"$tmp/help.out" 2>&1 && grep -q -- "--multi-seed" "$tmp/help.out" \
-   && ! grep -q "^RESULT_JSON=" "$tmp/help.out"; then
+   && ! grep -q "^RESULT_JSON={" "$tmp/help.out"; then
   echo "ok   help"; passed=$((passed + 1))
 else
   echo "FAIL help"; failed=$((failed + 1))
