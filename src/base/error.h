@@ -19,21 +19,27 @@
 
 enum aka_exit {
     AKA_EXIT_OK = 0,
-    AKA_EXIT_FAILED = 1,      /* the campaign or operation failed */
-    AKA_EXIT_USAGE = 2,       /* usage error or bad input */
-    AKA_EXIT_ENV = 75,        /* environment unavailable; recovery may take over */
-    AKA_EXIT_TIMEOUT = 124,   /* a wall-clock limit was hit */
+    AKA_EXIT_FAILED = 1,       /* the campaign or operation failed */
+    AKA_EXIT_USAGE = 2,        /* usage error or bad input */
+    AKA_EXIT_ENV = 75,         /* environment unavailable; recovery may take over */
+    AKA_EXIT_TIMEOUT = 124,    /* a wall-clock limit was hit */
     AKA_EXIT_INTERRUPTED = 130 /* SIGINT / SIGTERM */
 };
 
 #define AKA_ERR_MSG_MAX 2048
 
 struct aka_err {
-    int code;                   /* one of enum aka_exit; 0 while no error is set */
+    int code; /* one of enum aka_exit; 0 while no error is set */
     char msg[AKA_ERR_MSG_MAX];
 };
 
-#define AKA_ERR_INIT {0, {0}}
+#define AKA_ERR_INIT                                                                               \
+    {                                                                                              \
+        0,                                                                                         \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
+    }
 
 /* Set the error (code, printf-style message). Always returns -1. */
 int aka_err_set(struct aka_err *err, int code, const char *fmt, ...)
@@ -41,8 +47,7 @@ int aka_err_set(struct aka_err *err, int code, const char *fmt, ...)
 int aka_err_vset(struct aka_err *err, int code, const char *fmt, va_list ap);
 
 /* Put "prefix: " in front of the current message. Always returns -1. */
-int aka_err_prefix(struct aka_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int aka_err_prefix(struct aka_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void aka_err_clear(struct aka_err *err);
 

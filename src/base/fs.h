@@ -40,8 +40,7 @@ int aka_remove_tree(const char *path, struct aka_err *err);
 /* Sorted entry names of a directory, without "." and "..". */
 int aka_list_dir(const char *path, struct strvec *names, struct aka_err *err);
 /* mkdtemp under dir (or $TMPDIR, or /tmp, when dir is NULL); prefix is a name stem. */
-int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out,
-                      struct aka_err *err);
+int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out, struct aka_err *err);
 /* Copy a regular file (mode preserved) — no symlinks, no special files. */
 int aka_copy_file(const char *src, const char *dst, struct aka_err *err);
 

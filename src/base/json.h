@@ -22,8 +22,8 @@
 
 /* Where a value came from, for error messages. */
 struct jctx {
-    const char *file;     /* the file (or a label such as "RESULT_JSON line") */
-    struct aka_err *err;  /* where errors go; every failing call fills it */
+    const char *file;    /* the file (or a label such as "RESULT_JSON line") */
+    struct aka_err *err; /* where errors go; every failing call fills it */
 };
 
 /* Load a file / a buffer; exit code 2 on syntax error or missing file. */

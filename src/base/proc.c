@@ -284,8 +284,8 @@ static void build_env(const struct proc_spec *spec, struct strvec *env)
             strvec_push(env, *e);
     }
     if (!env->v) { /* execve wants a real (empty) array, not NULL */
-        VEC_GROW(*env, 1);
-        env->v[0] = NULL;
+        env->v = aka_xcalloc(1, sizeof(*env->v));
+        env->alloc = 1;
     }
 }
 
@@ -491,8 +491,11 @@ int proc_start(const struct proc_spec *spec, struct proc_handle **out, struct ak
 {
     struct proc_handle *h;
     *out = NULL;
-    if (!spec->argv || !spec->argv[0] || !spec->argv[0][0])
-        return aka_err_set(err, AKA_EXIT_USAGE, "proc: empty argv");
+    if (!spec->argv || !spec->argv[0] || !spec->argv[0][0]) {
+        /* Not `return aka_err_set()`: static analysis does not follow variadic calls. */
+        aka_err_set(err, AKA_EXIT_USAGE, "proc: empty argv");
+        return -1;
+    }
     ignore_sigpipe();
     h = handle_new(spec);
     if (start_child(spec, h, err) < 0) {

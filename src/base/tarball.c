@@ -274,7 +274,10 @@ static int refuse(const struct unpack *u, int code, const char *fmt, ...)
     const char *name = u->name ? u->name : "";
     for (; name[i] && i < NAME_SHOWN_MAX; i++)
         shown[i] = (name[i] >= 0x20 && name[i] < 0x7f) ? name[i] : '?';
-    strcpy(shown + i, name[i] ? "..." : "");
+    if (name[i])
+        memcpy(shown + i, "...", sizeof("...")); /* i <= NAME_SHOWN_MAX: fits */
+    else
+        shown[i] = '\0';
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);

@@ -23,7 +23,7 @@
     do {                                                                                           \
         if ((want) > (vec).alloc) {                                                                \
             size_t vec_new_ = (vec).alloc ? (vec).alloc * 2 : 8;                                   \
-            while (vec_new_ < (want))                                                      \
+            while (vec_new_ < (want))                                                              \
                 vec_new_ *= 2;                                                                     \
             (vec).v = aka_xrealloc((vec).v, vec_new_ * sizeof(*(vec).v));                          \
             (vec).alloc = vec_new_;                                                                \
@@ -49,7 +49,10 @@ struct strvec {
     char **v;
     size_t n, alloc;
 };
-#define STRVEC_INIT {NULL, 0, 0}
+#define STRVEC_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void strvec_push(struct strvec *sv, const char *s);
 void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -26,7 +26,8 @@ static const char usage_text[] =
     "\n"
     "  --op-dir DIR            the operator (aka native, Atrex-Bench or SOL-ExecBench)\n"
     "  --kernel FILE           the candidate (kernel.c, kernel.cu or kernel.py)\n"
-    "  --framework F           C, Cuda, Triton, Gluon, CuteDSL, TileLang or FlyDSL\n"
+    "  --framework F           C, Cuda, Triton, Gluon, CuteDSL, TileLang, FlyDSL or\n"
+    "                          PyTorch\n"
     "  --platform P            cpu, nvidia/<gpu> (a100 l40s h100 h200 h20 gh200 b200\n"
     "                          gb200) or nvidia/sm_<NN>\n"
     "  --shape-id ID           evaluate only this shape (repeatable)\n"
@@ -62,8 +63,8 @@ static int parse_int(const char *flag, const char *s, int lo, int *out, struct a
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > 1000000)
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected an integer >= %d; got '%s'", flag,
-                           lo, s);
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected an integer >= %d; got '%s'", flag, lo,
+                           s);
     *out = (int)v;
     return 0;
 }
@@ -125,10 +126,21 @@ static int apply(struct eval_opts *o, const char *flag, const char *v, struct ak
 
 static int parse_args(int argc, char **argv, struct eval_opts *o, struct aka_err *err)
 {
-    static const char *const valued[] = {
-        "--op-dir",    "--kernel",     "--framework",  "--platform",          "--shape-id",
-        "--tune",      "--cuda-arch",  "--sandbox-isolation", "--sandbox-tmp", "--record",
-        "--multi-seed", "--timed-runs", "--warmup",    "--timeout",           NULL};
+    static const char *const valued[] = {"--op-dir",
+                                         "--kernel",
+                                         "--framework",
+                                         "--platform",
+                                         "--shape-id",
+                                         "--tune",
+                                         "--cuda-arch",
+                                         "--sandbox-isolation",
+                                         "--sandbox-tmp",
+                                         "--record",
+                                         "--multi-seed",
+                                         "--timed-runs",
+                                         "--warmup",
+                                         "--timeout",
+                                         NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int hit = 0;
@@ -179,8 +191,8 @@ static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, st
 {
     const char *iso = o->isolation ? o->isolation : "bwrap";
     if (strcmp(iso, "bwrap") != 0 && strcmp(iso, "none") != 0)
-        return aka_err_set(err, AKA_EXIT_USAGE, "--sandbox-isolation: expected bwrap or none; got '%s'",
-                           iso);
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--sandbox-isolation: expected bwrap or none; got '%s'", iso);
     o->req.isolation = strcmp(iso, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP;
     o->req.repo_root = ctx->repo_root;
     o->req.shape_ids = &o->shape_ids;
@@ -195,7 +207,8 @@ static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, st
 static void summary(const struct aka_eval_outcome *out, const struct aka_eval_request *req)
 {
     const struct aka_result *r = &out->result;
-    fprintf(stderr, "aka eval: %s %lld/%lld cases · %s · %s on %s · sandbox %s · kernel %.12s · %.1f s\n",
+    fprintf(stderr,
+            "aka eval: %s %lld/%lld cases · %s · %s on %s · sandbox %s · kernel %.12s · %.1f s\n",
             r->all_pass ? "PASS" : "FAIL", r->passed, r->total, req->op_dir, out->framework,
             out->platform, out->isolation, out->kernel_sha256, out->seconds);
     if (aka_measured(r->latency_us_geomean))
@@ -220,11 +233,11 @@ static void print_outcome(const struct eval_opts *o, const struct aka_eval_outco
     struct strbuf sb = STRBUF_INIT;
     json_t *result = aka_eval_result_json(out);
     if (o->json) {
-        json_t *doc = json_pack("{s:o, s:s, s:s, s:s, s:i, s:f, s:o}", "result", result,
-                                "kernel_sha256", out->kernel_sha256, "eval_id", out->eval_id,
-                                "sandbox_isolation", out->isolation, "exit_code", out->exit_code,
-                                "seconds", out->seconds,
-                                "record", record ? json_string(record) : json_null());
+        json_t *doc =
+            json_pack("{s:o, s:s, s:s, s:s, s:i, s:f, s:o}", "result", result, "kernel_sha256",
+                      out->kernel_sha256, "eval_id", out->eval_id, "sandbox_isolation",
+                      out->isolation, "exit_code", out->exit_code, "seconds", out->seconds,
+                      "record", record ? json_string(record) : json_null());
         aka_json_dump_compact(doc, &sb);
         printf("%s\n", sb.buf);
         json_decref(doc);
@@ -281,8 +294,7 @@ int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx)
         fputs(usage_text, stdout);
         rc = 0;
     } else if (aka_eval_episode_detect(&ep, &err) < 0 ||
-               (ep.active && use_episode(&o, &ep, &err) < 0) ||
-               finish_request(&o, ctx, &err) < 0) {
+               (ep.active && use_episode(&o, &ep, &err) < 0) || finish_request(&o, ctx, &err) < 0) {
         rc = aka_err_report(&err);
     } else {
         rc = evaluate_and_report(&o, &ep);

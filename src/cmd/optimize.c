@@ -7,8 +7,8 @@
  * engine, which is not part of this build yet: until it lands this command
  * refuses to run rather than pretend to optimize.
  */
-#include "cmd/cmd.h"
 #include "base/error.h"
+#include "cmd/cmd.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,8 +28,9 @@ int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
             return AKA_EXIT_OK;
         }
     }
-    fprintf(stderr, "aka optimize: the campaign engine is not built into this aka yet "
-                    "(asset tree %s, %d campaign flag%s received)\n",
+    fprintf(stderr,
+            "aka optimize: the campaign engine is not built into this aka yet "
+            "(asset tree %s, %d campaign flag%s received)\n",
             ctx->repo_root, argc - 1, argc == 2 ? "" : "s");
     return AKA_EXIT_FAILED;
 }

@@ -124,13 +124,36 @@ static int set_isolation(struct run_opts *o, const char *v, struct aka_err *err)
     return 0;
 }
 
+/* Numeric flags; returns 1 when `flag` was one of them, -1 on a bad value, 0 otherwise. */
+static int number_flag(struct aka_sandbox_job *j, const char *flag, const char *v,
+                       struct aka_err *err)
+{
+    long n = 0;
+    if (!strcmp(flag, "--timeout"))
+        return parse_long(flag, v, 1, AKA_SBX_MAX_TIMEOUT_S, &j->timeout_s, err) < 0 ? -1 : 1;
+    if (!strcmp(flag, "--pids-max"))
+        return parse_long(flag, v, 0, 1 << 22, &j->pids_max, err) < 0 ? -1 : 1;
+    if (!strcmp(flag, "--gpus")) {
+        if (parse_long(flag, v, 0, AKA_SBX_MAX_GPUS, &n, err) < 0)
+            return -1;
+        j->gpu_count = (int)n;
+        return 1;
+    }
+    bool out = !strcmp(flag, "--stdout-cap");
+    if (!out && strcmp(flag, "--stderr-cap"))
+        return 0;
+    if (parse_long(flag, v, 1, 1L << 30, &n, err) < 0)
+        return -1;
+    *(out ? &j->stdout_cap : &j->stderr_cap) = (size_t)n;
+    return 1;
+}
+
 /* Flags that take a value; returns 1 when `flag` was one of them. */
 static int value_flag(struct run_opts *o, const char *flag, const char *v, struct aka_err *err)
 {
-    long n;
     struct aka_sandbox_job *j = &o->job;
     if (!strcmp(flag, "--input") || !strcmp(flag, "--ro-input"))
-        return add_input(o, v, flag[2] == 'r', err) < 0 ? -1 : 1;
+        return add_input(o, v, !strcmp(flag, "--ro-input"), err) < 0 ? -1 : 1;
     if (!strcmp(flag, "--sync"))
         return aka_sandbox_job_add_artifact(j, v, err) < 0 ? -1 : 1;
     if (!strcmp(flag, "-e") || !strcmp(flag, "--env"))
@@ -144,30 +167,16 @@ static int value_flag(struct run_opts *o, const char *flag, const char *v, struc
                    ? 1
                    : aka_err_set(err, AKA_EXIT_USAGE,
                                  "--kind: expected run, profile, check or dev; got '%s'", v);
-    if (!strcmp(flag, "--artifact-dir") || !strcmp(flag, "--sandbox-tmp")) {
-        if (flag[2] == 'a') {
-            free(j->artifact_dir);
-            j->artifact_dir = aka_xstrdup(v);
-        } else {
-            o->local.tmp_dir = v;
-        }
+    if (!strcmp(flag, "--artifact-dir")) {
+        free(j->artifact_dir);
+        j->artifact_dir = aka_xstrdup(v);
         return 1;
     }
-    if (!strcmp(flag, "--timeout"))
-        return parse_long(flag, v, 1, AKA_SBX_MAX_TIMEOUT_S, &j->timeout_s, err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "--pids-max"))
-        return parse_long(flag, v, 0, 1 << 22, &j->pids_max, err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "--gpus") || !strcmp(flag, "--stdout-cap") || !strcmp(flag, "--stderr-cap")) {
-        bool gpus = flag[2] == 'g';
-        if (parse_long(flag, v, gpus ? 0 : 1, gpus ? AKA_SBX_MAX_GPUS : 1L << 30, &n, err) < 0)
-            return -1;
-        if (gpus)
-            j->gpu_count = (int)n;
-        else
-            *(flag[5] == 'o' ? &j->stdout_cap : &j->stderr_cap) = (size_t)n;
+    if (!strcmp(flag, "--sandbox-tmp")) {
+        o->local.tmp_dir = v;
         return 1;
     }
-    return 0;
+    return number_flag(j, flag, v, err);
 }
 
 static bool bool_flag(struct run_opts *o, const char *flag)

@@ -134,16 +134,17 @@ static int atrex_dtype(const char *s)
 static bool atrex_dtype_ok(const char *s)
 {
     char buf[64];
-    if (!*s || strlen(s) >= sizeof(buf))
+    size_t len = strlen(s);
+    if (len == 0 || len >= sizeof(buf))
         return false;
     if (atrex_dtype(s) >= 0)
         return true;
     /* "bf16/fp16": shape-dependent; every alternative must be known. */
-    strcpy(buf, s);
+    memcpy(buf, s, len + 1);
     for (char *save = NULL, *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save))
         if (atrex_dtype(t) < 0)
             return false;
-    return strchr(s, '/') && s[0] != '/' && s[strlen(s) - 1] != '/' && !strstr(s, "//");
+    return strchr(s, '/') && s[0] != '/' && s[len - 1] != '/' && !strstr(s, "//");
 }
 
 static int read_dtypes(struct actx *a, json_t *meta, const char *key,

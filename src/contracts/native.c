@@ -251,10 +251,10 @@ static int read_tolerance(struct nctx *n, json_t *root)
     {
         struct aka_tensor_spec *t = find_output(n->op, name);
         struct strbuf p = STRBUF_INIT;
-        int rc;
+        int rc = -1;
         jpath_key(&p, "tolerance.per_tensor", name);
         if (!t)
-            rc = jfail(&n->c, p.buf, "expected the name of an output tensor; got \"%s\"", name);
+            jfail(&n->c, p.buf, "expected the name of an output tensor; got \"%s\"", name);
         else
             rc = read_atol_rtol(n, v, p.buf, &t->tolerance, tensor_keys);
         strbuf_release(&p);

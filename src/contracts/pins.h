@@ -17,12 +17,12 @@
 #include "base/vec.h"
 #include <jansson.h>
 
-#define AKA_ENV_BENCH_VERSION "ATREX_SANDBOX_ATREX_BENCH_VERSION"
+#define AKA_ENV_BENCH_VERSION     "ATREX_SANDBOX_ATREX_BENCH_VERSION"
 #define AKA_ENV_REQUIREMENTS_FILE "ATREX_SANDBOX_REQUIREMENTS_FILE"
 
 struct aka_runtime_pins {
-    char *bench_version;      /* NULL when not pinned */
-    char *requirements_file;  /* NULL when not pinned */
+    char *bench_version;        /* NULL when not pinned */
+    char *requirements_file;    /* NULL when not pinned */
     struct strvec requirements; /* parsed requirement lines (comments/blank lines dropped) */
 };
 

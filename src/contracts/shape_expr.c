@@ -34,9 +34,10 @@ struct parser {
     size_t why_len;
 };
 
-static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_why(const struct parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-static int fail(struct parser *p, const char *fmt, ...)
+static void set_why(const struct parser *p, const char *fmt, ...)
 {
     va_list ap;
     if (p->why && p->why_len) {
@@ -44,8 +45,14 @@ static int fail(struct parser *p, const char *fmt, ...)
         vsnprintf(p->why, p->why_len, fmt, ap);
         va_end(ap);
     }
-    return -1;
 }
+
+/*
+ * Say why (printf-style) and evaluate to -1. A macro, so that the -1 is visible
+ * where it is returned: static analysis does not follow variadic calls, and
+ * would otherwise explore a failed parse as a success with *out unset.
+ */
+#define fail(p, ...) (set_why((p), __VA_ARGS__), -1)
 
 static void skip_space(struct parser *p)
 {

@@ -3,8 +3,8 @@
  *
  * Adding a subcommand means one line in `apps` and one file in src/cmd/.
  */
-#include "core/core.h"
 #include "base/fs.h"
+#include "core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,8 @@ static const struct aka_app apps[] = {
     {"eval", "Evaluate a kernel against its operator in the sandbox", cmd_eval},
     {"inspect", "Detect an operator's layout and validate every contract it carries", cmd_inspect},
     {"optimize", "Run an optimization campaign on an operator", cmd_optimize},
-    {"sandbox", "Run a command as a sandbox job (isolated, allowlisted, time-limited)", cmd_sandbox},
+    {"sandbox", "Run a command as a sandbox job (isolated, allowlisted, time-limited)",
+     cmd_sandbox},
     {"wiki", "Query the GPU wiki: hardware facts, techniques and pitfalls with sources", cmd_wiki},
     {NULL, NULL, NULL},
 };

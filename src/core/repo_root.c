@@ -4,8 +4,8 @@
  * The order is documented in core.h. The install prefix and the source tree
  * are compiled in by CMake; tests override with --repo-root or ATREX_AKA_HOME.
  */
-#include "core/core.h"
 #include "base/fs.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 
@@ -32,8 +32,8 @@ static int use_explicit(const char *dir, const char *origin, struct strbuf *out,
         return aka_err_set(err, AKA_EXIT_USAGE, "%s: %s is not a directory", origin, dir);
     if (!holds_runtime(dir))
         return aka_err_set(err, AKA_EXIT_USAGE,
-                           "%s: %s has no runtime/ directory; it is not an aka asset tree",
-                           origin, dir);
+                           "%s: %s has no runtime/ directory; it is not an aka asset tree", origin,
+                           dir);
     return aka_realpath(dir, out, err);
 }
 

@@ -144,6 +144,21 @@ const char *aka_sandbox_never_shipped(const char *rel, bool generalized)
     }
 }
 
+const char *sbx_artifact_rule(const char *rel)
+{
+    for (const char *c = rel;;) {
+        const char *slash = strchr(c, '/');
+        size_t n = slash ? (size_t)(slash - c) : strlen(c);
+        if (in_list(c, n, never_dirs))
+            return "a never-shipped directory (supervisor state, memory, VCS or agent session): "
+                   "a job may not plant it in the caller's tree";
+        if (!slash)
+            return in_list(c, n, never_files) ? "a credential or supervisor-private file name"
+                                              : NULL;
+        c = slash + 1;
+    }
+}
+
 const char *aka_sandbox_secret_path(const char *abs_path)
 {
     for (const char *c = abs_path;;) {

@@ -93,10 +93,8 @@ static void take_dir(struct collect *c, int fd, const char *rel, int depth)
     if (!d) {
         if (dfd >= 0)
             close(dfd);
-        {
-            refuse(c, rel, "cannot list directory");
-            return;
-        }
+        refuse(c, rel, "cannot list directory");
+        return;
     }
     while ((de = readdir(d)) != NULL) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
@@ -117,39 +115,22 @@ static void take_dir(struct collect *c, int fd, const char *rel, int depth)
 
 static void take(struct collect *c, int fd, const char *rel, int depth)
 {
-    struct stat st;
-    const char *why;
-    if (fstat(fd, &st) < 0) {
-        refuse(c, rel, strerror(errno));
-        return;
-    }
-    if ((why = aka_sandbox_never_shipped(rel, false)) && !S_ISDIR(st.st_mode)) {
+    struct stat st = {0};
+    const char *why = sbx_artifact_rule(rel);
+    if (!why && fstat(fd, &st) < 0)
+        why = strerror(errno);
+    else if (!why && S_ISDIR(st.st_mode) && depth > 32)
+        why = "directory tree too deep";
+    else if (!why && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+        why = "not a regular file or directory";
+    else if (!why && S_ISREG(st.st_mode) && c->files >= AKA_SBX_MAX_FILES)
+        why = "too many artifact files";
+    if (why)
         refuse(c, rel, why);
-        return;
-    }
-    if (S_ISREG(st.st_mode)) {
-        if (c->files >= AKA_SBX_MAX_FILES) {
-            refuse(c, rel, "too many artifact files");
-            return;
-        }
-        {
-            take_file(c, fd, &st, rel);
-            return;
-        }
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        refuse(c, rel, "not a regular file or directory");
-        return;
-    }
-    if (depth > 32) {
-        refuse(c, rel, "directory tree too deep");
-        return;
-    }
-    if (sbx_never_dir(aka_basename(rel))) {
-        refuse(c, rel, "a never-shipped directory");
-        return;
-    }
-    take_dir(c, fd, rel, depth);
+    else if (S_ISREG(st.st_mode))
+        take_file(c, fd, &st, rel);
+    else
+        take_dir(c, fd, rel, depth);
 }
 
 static void collect_one(struct collect *c, int jobfd, const char *rel)

@@ -41,11 +41,11 @@ static void env_set(struct strvec *env, const char *name_value)
     strvec_push(env, name_value);
 }
 
-void sbx_job_env(const struct aka_sandbox_job *job, const char *jobdir, const char *path_prefix,
+void sbx_job_env(const struct aka_sandbox_job *job, const char *jobdir, const char *python_prefix,
                  struct strvec *env)
 {
-    if (path_prefix && *path_prefix)
-        strvec_pushf(env, "PATH=%s:%s", path_prefix, SBX_PATH);
+    if (python_prefix && *python_prefix)
+        strvec_pushf(env, "PATH=%s/bin:%s", python_prefix, SBX_PATH);
     else
         strvec_push(env, "PATH=" SBX_PATH);
     strvec_pushf(env, "HOME=%s", jobdir);
@@ -166,7 +166,7 @@ static void add_system(struct strvec *a, const char *ctl)
 static int add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err)
 {
     int ids[AKA_SBX_MAX_GPUS];
-    size_t n;
+    size_t n = 0;
     struct strbuf node = STRBUF_INIT;
 
     if (sbx_gpu_ids(job, ids, &n, err) < 0)
@@ -184,9 +184,10 @@ static int add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct 
         strbuf_reset(&node);
         strbuf_addf(&node, "/dev/nvidia%d", ids[i]);
         if (!aka_exists(node.buf)) {
+            aka_err_set(err, AKA_EXIT_ENV, "GPU %d requested but %s does not exist", ids[i],
+                        node.buf);
             strbuf_release(&node);
-            return aka_err_set(err, AKA_EXIT_ENV, "GPU %d requested but %s does not exist", ids[i],
-                               node.buf);
+            return -1;
         }
         push3(a, "--dev-bind", node.buf, node.buf);
     }

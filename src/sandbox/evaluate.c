@@ -40,12 +40,13 @@
 
 static const struct {
     const char *gpu, *arch;
-} nvidia_gpus[] = {{"a100", "sm_80"}, {"l40s", "sm_89"}, {"h100", "sm_90"},  {"h200", "sm_90"},
-                   {"h20", "sm_90"},  {"gh200", "sm_90"}, {"b200", "sm_100"}, {"gb200", "sm_100"},
-                   {NULL, NULL}};
+} nvidia_gpus[] = {{"a100", "sm_80"},  {"l40s", "sm_89"},   {"h100", "sm_90"},
+                   {"h200", "sm_90"},  {"h20", "sm_90"},    {"gh200", "sm_90"},
+                   {"b200", "sm_100"}, {"gb200", "sm_100"}, {NULL, NULL}};
 
-static const char *const frameworks[] = {"C",        "Cuda",   "Triton", "Gluon",
-                                         "CuteDSL",  "TileLang", "FlyDSL", NULL};
+/* PyTorch: a plain PyTorch candidate for the PyTorch layouts (the reference itself, V0). */
+static const char *const frameworks[] = {"C",        "Cuda",   "Triton",  "Gluon", "CuteDSL",
+                                         "TileLang", "FlyDSL", "PyTorch", NULL};
 
 const char *aka_eval_framework(const char *s)
 {
@@ -230,9 +231,9 @@ static json_t *params_json(const struct aka_operator *op, const struct aka_shape
     json_t *a = json_array();
     for (size_t i = 0; i < op->native.params.n; i++) {
         const struct aka_native_param *p = &op->native.params.v[i];
-        json_t *v = p->per_shape    ? json_deep_copy(json_object_get(p->per_shape_values, s->id))
-                    : p->is_float   ? json_real(p->fvalue)
-                                    : json_integer(p->ivalue);
+        json_t *v = p->per_shape  ? json_deep_copy(json_object_get(p->per_shape_values, s->id))
+                    : p->is_float ? json_real(p->fvalue)
+                                  : json_integer(p->ivalue);
         json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "name", p->name, "type",
                                            p->is_float ? "float" : "int", "value", v));
     }
@@ -296,8 +297,8 @@ struct eval_ctx {
     struct strvec shapes; /* selected ids */
     int n_seeds, warmup, reps;
     char sha[AKA_SHA256_HEX_LEN + 1], eval_id[64];
-    struct strbuf tmp;     /* private temp dir: the kernel copy and plan.json */
-    struct strbuf kernel;  /* the copy that is hashed and shipped */
+    struct strbuf tmp;    /* private temp dir: the kernel copy and plan.json */
+    struct strbuf kernel; /* the copy that is hashed and shipped */
     struct aka_sandbox_job job;
     struct aka_eval_expect expect;
 };
@@ -306,6 +307,11 @@ struct eval_ctx {
 static int check_combination(struct eval_ctx *c, struct aka_err *err)
 {
     const char *fw = c->framework, *dir = c->op.dir;
+    if (c->native && strcmp(fw, "PyTorch") == 0)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--framework PyTorch: %s is a native operator; its kernels are C or "
+                           "Cuda",
+                           dir);
     if (!c->native && strcmp(fw, "C") == 0)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--framework C: %s is a %s operator (PyTorch reference); C kernels "
@@ -431,21 +437,20 @@ out:
 
 /* ---- the job per layout --------------------------------------------------------------------- */
 
-static const char *const native_harness[] = {"aka_native_abi.h", "harness_core.h",
-                                             "harness_plan.c",   "harness_data.c",
-                                             "harness_flow.c",   "run_native.sh",
-                                             "forbidden_symbols.txt", NULL};
-static const char *const atrex_inputs[] = {"reference.py",  "input.py",           "shapes.json",
-                                           "metadata.json", "roofline.json", "agent_problem.json",
-                                           NULL};
+static const char *const native_harness[] = {
+    "aka_native_abi.h", "harness_core.h", "harness_plan.c",        "harness_data.c",
+    "harness_flow.c",   "run_native.sh",  "forbidden_symbols.txt", NULL};
+static const char *const atrex_inputs[] = {
+    "reference.py",  "input.py",           "shapes.json", "metadata.json",
+    "roofline.json", "agent_problem.json", NULL};
 static const char *const sol_inputs[] = {"definition.json", "workload.jsonl", "reference.py",
                                          "solution.json", NULL};
 
 static int write_plan(struct eval_ctx *c, struct aka_err *err)
 {
     long long llc = c->req->llc_bytes > 0 ? c->req->llc_bytes : c->cuda ? 0 : host_llc_bytes();
-    struct aka_native_plan_opts o = {c->eval_id, c->sha, c->req->shape_ids, c->n_seeds,
-                                     c->warmup,  c->reps, llc,               0};
+    struct aka_native_plan_opts o = {
+        c->eval_id, c->sha, c->req->shape_ids, c->n_seeds, c->warmup, c->reps, llc, 0};
     struct strbuf path = STRBUF_INIT;
     json_t *plan = aka_eval_native_plan(&c->op, &o, err);
     int rc = -1;
@@ -536,14 +541,26 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
 {
     struct strvec *a = &c->job.argv;
     struct strbuf sol = STRBUF_INIT;
-    if (python_files(c, err) < 0 || aka_sandbox_job_add_env(&c->job, "PYTHONPATH=harness", err) < 0 ||
+    if (python_files(c, err) < 0 ||
+        aka_sandbox_job_add_env(&c->job, "PYTHONPATH=harness", err) < 0 ||
         aka_sandbox_job_add_env(&c->job, "PYTHONDONTWRITEBYTECODE=1", err) < 0)
         return -1;
-    const char *head[] = {"python3",      "-m",        "aka_harness", "--layout",
-                          aka_layout_name(c->op.layout), "--op-dir", "op",
-                          "--kernel",     "kernel.py", "--framework", c->framework,
-                          "--device",     c->plat.kind == AKA_PLATFORM_CPU ? "cpu" : "cuda",
-                          "--eval-id",    c->eval_id,  NULL};
+    const char *head[] = {"python3",
+                          "-m",
+                          "aka_harness",
+                          "--layout",
+                          aka_layout_name(c->op.layout),
+                          "--op-dir",
+                          "op",
+                          "--kernel",
+                          "kernel.py",
+                          "--framework",
+                          c->framework,
+                          "--device",
+                          c->plat.kind == AKA_PLATFORM_CPU ? "cpu" : "cuda",
+                          "--eval-id",
+                          c->eval_id,
+                          NULL};
     strvec_pushv(a, head);
     strvec_pushf(a, "--multi-seed=%d", c->n_seeds);
     if (c->req->timed_runs >= 0)
@@ -678,7 +695,10 @@ static int native_build_status(const struct aka_eval_expect *x, const struct aka
         if (code == 13)
             last_line_with(run->err_text, run->err_len, "aka-native: ", &first);
         synth(out, x, code == 13 ? "symbol_policy" : stage, diag.buf, "%s: %s",
-              code == 12 ? "compile" : code == 13 ? "kernel object" : "link", first.buf);
+              code == 12   ? "compile"
+              : code == 13 ? "kernel object"
+                           : "link",
+              first.buf);
     }
     strbuf_release(&diag);
     strbuf_release(&first);
@@ -739,8 +759,8 @@ static int harness_status(const struct aka_eval_expect *x, const struct aka_eval
                          parsed && r.failures.n ? r.failures.v[0] : line.buf);
         if (parsed)
             aka_result_release(&r);
-    } else if ((x->native && code == 4 && !contains(run->err_text, run->err_len,
-                                                    "aka-harness: candidate code starts")) ||
+    } else if ((x->native && code == 4 &&
+                !contains(run->err_text, run->err_len, "aka-harness: candidate code starts")) ||
                (!x->native && code == AKA_EXIT_ENV))
         rc = aka_err_set(err, AKA_EXIT_ENV, "the evaluator could not get its device or memory: %s",
                          line.buf);
@@ -805,7 +825,8 @@ int aka_eval_interpret(const struct aka_eval_expect *x, const struct aka_eval_ru
     return 0;
 }
 
-/* ---- aka_evaluate ----------------------------------------------------------------------------- */
+/* ---- aka_evaluate -----------------------------------------------------------------------------
+ */
 
 void aka_eval_outcome_init(struct aka_eval_outcome *o)
 {
@@ -831,8 +852,8 @@ static int check_request(const struct aka_eval_request *req, struct eval_ctx *c,
                            "and a platform");
     if (!(c->framework = aka_eval_framework(req->framework)))
         return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--framework: expected C, Cuda, Triton, Gluon, CuteDSL, TileLang or "
-                           "FlyDSL; got '%s'",
+                           "--framework: expected C, Cuda, Triton, Gluon, CuteDSL, TileLang, "
+                           "FlyDSL or PyTorch; got '%s'",
                            req->framework);
     if (aka_platform_parse(req->platform, &c->plat, err) < 0)
         return -1;
@@ -842,8 +863,9 @@ static int check_request(const struct aka_eval_request *req, struct eval_ctx *c,
     if (req->cuda_arch)
         snprintf(c->plat.cuda_arch, sizeof(c->plat.cuda_arch), "%s", req->cuda_arch);
     if (req->multi_seed > 1000 || req->timed_runs > 100000 || req->warmup > 100000)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--multi-seed is at most 1000, --timed-runs and --warmup at most 100000");
+        return aka_err_set(
+            err, AKA_EXIT_USAGE,
+            "--multi-seed is at most 1000, --timed-runs and --warmup at most 100000");
     return 0;
 }
 
@@ -866,7 +888,10 @@ static int counts(struct eval_ctx *c, struct aka_err *err)
 static void fill_expect(struct eval_ctx *c)
 {
     struct aka_eval_expect *x = &c->expect;
-    x->evaluator = !c->native ? "aka.python" : c->cuda ? "aka.native.cuda" : "aka.native.c";
+    x->evaluator = c->cuda                          ? "aka.native.cuda"
+                   : c->native                      ? "aka.native.c"
+                   : c->op.layout == AKA_LAYOUT_SOL ? "aka.python.sol"
+                                                    : "aka.python.atrex";
     x->eval_id = c->eval_id;
     x->kernel_sha256 = c->sha;
     x->shape_ids = &c->shapes;
@@ -975,8 +1000,8 @@ json_t *aka_eval_result_json(const struct aka_eval_outcome *o)
 
 void aka_eval_episode_release(struct aka_eval_episode *ep)
 {
-    char **fields[] = {&ep->workspace, &ep->episode,  &ep->worktree,  &ep->op_dir,
-                       &ep->framework, &ep->platform, &ep->kernel,    &ep->isolation,
+    char **fields[] = {&ep->workspace, &ep->episode,    &ep->worktree, &ep->op_dir,
+                       &ep->framework, &ep->platform,   &ep->kernel,   &ep->isolation,
                        &ep->cuda_arch, &ep->record_path};
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
         free(*fields[i]);
@@ -1068,7 +1093,7 @@ int aka_eval_episode_detect(struct aka_eval_episode *ep, struct aka_err *err)
     if (!ws || !*ws)
         return 0;
     int rc = aka_realpath(ws, &path, err) < 0 ? aka_err_prefix(err, "ATREX_AKA_WORKSPACE")
-                                               : find_worktree(&tree, err);
+                                              : find_worktree(&tree, err);
     if (rc == 0) {
         ep->workspace = aka_xstrdup(path.buf);
         ep->worktree = aka_xstrdup(tree.buf);

@@ -55,22 +55,24 @@ struct aka_platform {
 int aka_platform_parse(const char *s, struct aka_platform *out, struct aka_err *err);
 
 /* The canonical framework name ("C", "Cuda", "Triton", "Gluon", "CuteDSL",
- * "TileLang", "FlyDSL") for s, matched case-insensitively; NULL when unknown. */
+ * "TileLang", "FlyDSL", "PyTorch") for s, matched case-insensitively; NULL when
+ * unknown. C and Cuda kernels of native operators go to the native harness; all
+ * others (Cuda too, as an inline extension) to the Python one. */
 const char *aka_eval_framework(const char *s);
 
 /* ---- a request and its outcome --------------------------------------------------------- */
 
 struct aka_eval_request {
     const char *op_dir;
-    const char *kernel;    /* host path of the candidate file */
-    const char *framework; /* any spelling aka_eval_framework accepts */
-    const char *platform;  /* any spelling aka_platform_parse accepts */
-    const char *repo_root; /* asset tree holding runtime/harness/ */
+    const char *kernel;             /* host path of the candidate file */
+    const char *framework;          /* any spelling aka_eval_framework accepts */
+    const char *platform;           /* any spelling aka_platform_parse accepts */
+    const char *repo_root;          /* asset tree holding runtime/harness/ */
     const struct strvec *shape_ids; /* NULL or empty: every shape */
-    int multi_seed;        /* correctness seeds 0..N-1; <= 0 means 1 */
-    int timed_runs;        /* < 0: the harness's default (C 25, CUDA 100, Python 100) */
-    int warmup;            /* < 0: the harness's default (C 3, CUDA 10, Python 10) */
-    const struct strvec *tune; /* NULL or "NAME=VALUE" knobs (native only) */
+    int multi_seed;                 /* correctness seeds 0..N-1; <= 0 means 1 */
+    int timed_runs;                 /* < 0: the harness's default (C 25, CUDA 100, Python 100) */
+    int warmup;                     /* < 0: the harness's default (C 3, CUDA 10, Python 10) */
+    const struct strvec *tune;      /* NULL or "NAME=VALUE" knobs (native only) */
     enum aka_sandbox_isolation isolation;
     const char *cuda_arch;   /* NULL: the platform's */
     long timeout_s;          /* <= 0: AKA_SBX_DEFAULT_TIMEOUT_S */
@@ -84,14 +86,14 @@ struct aka_eval_outcome {
     int exit_code;            /* 0 iff result.all_pass, else 1 */
     char kernel_sha256[AKA_SHA256_HEX_LEN + 1]; /* of the bytes aka shipped */
     char eval_id[64];
-    char isolation[8];    /* "bwrap" or "none"; also in result.extra "sandbox_isolation" */
-    char platform[48];    /* canonical */
+    char isolation[8];     /* "bwrap" or "none"; also in result.extra "sandbox_isolation" */
+    char platform[48];     /* canonical */
     const char *framework; /* canonical (static string) */
     enum aka_layout layout;
-    int command_exit;     /* the job command's exit status (124: timed out) */
-    double seconds;       /* wall time of the whole job */
-    struct strbuf log;    /* the job's stderr as kept (capped) */
-    struct strvec notes;  /* sandbox notes */
+    int command_exit;    /* the job command's exit status (124: timed out) */
+    double seconds;      /* wall time of the whole job */
+    struct strbuf log;   /* the job's stderr as kept (capped) */
+    struct strvec notes; /* sandbox notes */
 };
 
 void aka_eval_outcome_init(struct aka_eval_outcome *o);
@@ -165,7 +167,7 @@ int aka_eval_check_identity(const struct aka_result *r, const char *kernel_sha25
  */
 struct aka_eval_episode {
     bool active;
-    char *workspace, *episode, *worktree; /* episode: $ATREX_AKA_EPISODE or NULL */
+    char *workspace, *episode, *worktree;         /* episode: $ATREX_AKA_EPISODE or NULL */
     char *op_dir, *framework, *platform, *kernel; /* kernel: absolute path */
     char *isolation, *cuda_arch;                  /* NULL when the campaign says nothing */
     char *record_path;

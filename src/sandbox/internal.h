@@ -26,6 +26,9 @@
  * canonical root and the path below it that the copy will open. */
 int sbx_check_file(const struct aka_sandbox_file *f, bool generalized, size_t max_bytes,
                    struct strbuf *root_out, struct strbuf *rel_out, struct aka_err *err);
+/* Why an artifact path may not come back (never-shipped directories anywhere, credential
+ * and supervisor-private names last), or NULL. Raw profiles and notes may. */
+const char *sbx_artifact_rule(const char *rel);
 /* A directory name that is never entered nor shipped (.git, .aka, memory, .ssh, ...). */
 bool sbx_never_dir(const char *name);
 /* Is `path` equal to `dir` or below it (both canonical, absolute)? */
@@ -58,8 +61,9 @@ void sbx_stage_remove(struct sbx_stage *st, struct strvec *notes);
 int sbx_copy_fd(int in, int dirfd, const char *rel, mode_t mode, size_t limit, struct aka_err *err);
 
 /* ---- binds.c ---- */
-/* The clean environment of the job ("NAME=VALUE", job entries override). */
-void sbx_job_env(const struct aka_sandbox_job *job, const char *jobdir, const char *path_prefix,
+/* The clean environment of the job ("NAME=VALUE", job entries override); a bound
+ * python prefix puts its bin/ first in PATH. */
+void sbx_job_env(const struct aka_sandbox_job *job, const char *jobdir, const char *python_prefix,
                  struct strvec *env);
 /* Look name up in a PATH-style list; absolute result in out. 0 found, -1 not. */
 int sbx_find_in_path(const char *name, const char *path_list, struct strbuf *out);

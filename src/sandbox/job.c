@@ -114,7 +114,7 @@ int aka_sandbox_job_add_artifact(struct aka_sandbox_job *job, const char *rel, s
     if (aka_sandbox_check_rel(rel, "artifact path", err) < 0)
         return -1;
     /* Artifacts land in the caller's tree: they may never plant supervisor state. */
-    if ((why = aka_sandbox_never_shipped(rel, false)))
+    if ((why = sbx_artifact_rule(rel)))
         return aka_err_set(err, AKA_EXIT_USAGE, "artifact path '%s': %s", rel, why);
     strvec_push(&job->artifacts, rel);
     return 0;
@@ -356,7 +356,7 @@ int aka_sandbox_job_validate(const struct aka_sandbox_job *job, struct aka_err *
     for (size_t i = 0; i < job->artifacts.n; i++) {
         if (aka_sandbox_check_rel(job->artifacts.v[i], "artifact path", err) < 0)
             return -1;
-        if ((why = aka_sandbox_never_shipped(job->artifacts.v[i], false)))
+        if ((why = sbx_artifact_rule(job->artifacts.v[i])))
             return aka_err_set(err, AKA_EXIT_USAGE, "artifact path '%s': %s", job->artifacts.v[i],
                                why);
     }

@@ -74,8 +74,8 @@ static int prepare(struct local_job *lj, struct aka_err *err)
     if (sbx_stage_create(&lj->st, lj->opts ? lj->opts->tmp_dir : NULL, err) < 0 ||
         sbx_stage_copy_inputs(job, &lj->st, err) < 0)
         return -1;
-    if (bwrap)
-        sbx_python_prefix(job, &lj->prefix, &lj->res->notes);
+    /* Also without isolation, so that python3 means the same interpreter either way. */
+    sbx_python_prefix(job, &lj->prefix, &lj->res->notes);
     sbx_job_env(job, lj->st.job.buf, lj->prefix.buf, &lj->env);
     if (bwrap)
         return sbx_bwrap_argv(job, lj->bwrap.buf, lj->st.job.buf, lj->st.ctl.buf, lj->prefix.buf,

@@ -165,6 +165,8 @@ t_write_outside() {
     for t in "${targets[@]}"; do
         check "host path $t was not written" test ! -e "$t"
     done
+    check "the workspace path cannot even be created inside" \
+        grep -qx "refused $SRC/aka-escape-$MARK" "$WORK/write.out"
     check "/usr cannot be written inside" grep -qx usr-refused "$WORK/write.out"
     check "/usr cannot be remounted read-write" grep -qx remount-refused "$WORK/write.out"
     check "nothing can be mounted" grep -qx mount-refused "$WORK/write.out"
@@ -186,7 +188,9 @@ t_clean_env() {
     check "the caller's environment does not reach the job" \
         bash -c "! grep -q '$MARK' '$WORK/env.out'"
     check "the job's HOME is its job directory" grep -q "^HOME=$SBXTMP/aka-sbx" "$WORK/env.out"
-    check "PATH is the clean default" grep -qx "PATH=/usr/local/bin:/usr/bin:/bin" "$WORK/env.out"
+    # (a bound Python prefix outside /usr may come first: /opt/conda/bin:...)
+    check "PATH is the clean default" grep -qE "^PATH=(/[^:]+/bin:)?/usr/local/bin:/usr/bin:/bin$" \
+        "$WORK/env.out"
 }
 
 # ---- time, processes, output -----------------------------------------------------------------

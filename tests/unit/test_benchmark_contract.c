@@ -4,12 +4,7 @@
  * Each row is a metadata.json text and either the decision it must produce
  * (world_size, inspection) or the exact one-line error it must produce.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "base/json.h"

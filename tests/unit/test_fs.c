@@ -2,12 +2,7 @@
  * test_fs.c — files and trees (base/fs.h): atomic replace, mkdir -p, rm -rf
  * that never follows symlinks, sorted listings, bounded reads.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 

@@ -2,12 +2,7 @@
  * test_json.c — JSON helpers (base/json.h). Every message a user can see is
  * asserted verbatim: they are the interface of a bad-input failure (exit 2).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "base/json.h"

@@ -3,12 +3,7 @@
  * pid in the message, release, waiting, and a lock held by another process
  * that dies with it.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "base/lock.h"

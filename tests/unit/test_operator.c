@@ -9,12 +9,7 @@
  * field. Every case also checks that loading wrote nothing: the directory's
  * names and bytes are identical before and after.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "../../runtime/harness/native/aka_native_abi.h"
 #include "base/fs.h"

@@ -7,12 +7,7 @@
  * grandchildren become its children: it can then reap them and check that
  * they really died of SIGKILL (PID 1 of a container may never reap them).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "base/proc.h"

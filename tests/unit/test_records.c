@@ -3,12 +3,7 @@
  * handoff: valid documents round-trip, malformed ones fail with a message that
  * names the file and the field, and failed operations write nothing.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "contracts/records.h"

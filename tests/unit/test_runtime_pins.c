@@ -3,12 +3,7 @@
  * loading the pins (version, requirements file as UTF-8) and replaying a
  * recorded request against the pins in force now.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "base/json.h"

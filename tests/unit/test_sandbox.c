@@ -266,6 +266,11 @@ static void t_builders_and_validate(void **state)
     assert_int_equal(aka_sandbox_job_add_artifact(&job, "/abs", &err), -1);
     assert_int_equal(aka_sandbox_job_add_artifact(&job, "memory/v1.json", &err), -1);
     assert_int_equal(aka_sandbox_job_add_artifact(&job, ".aka/state.json", &err), -1);
+    assert_int_equal(aka_sandbox_job_add_artifact(&job, "sub/.git/config", &err), -1);
+    assert_int_equal(aka_sandbox_job_add_artifact(&job, "out/.env", &err), -1);
+    /* raw profiles and notes may come back (they may not be shipped in) */
+    assert_int_equal(aka_sandbox_job_add_artifact(&job, "prof/report.ncu-rep", &err), 0);
+    assert_int_equal(aka_sandbox_job_add_artifact(&job, "summary.md", &err), 0);
     assert_int_equal(aka_sandbox_job_add_env(&job, "A_1=x=y", &err), 0);
     assert_int_equal(aka_sandbox_job_add_env(&job, "1A=x", &err), -1);
     assert_int_equal(aka_sandbox_job_add_env(&job, "=x", &err), -1);

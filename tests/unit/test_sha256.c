@@ -2,12 +2,7 @@
  * test_sha256.c — SHA-256 through libcrypto (base/sha256.h) against the
  * FIPS 180-2 test vectors, for buffers and for files larger than one read.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "base/sha256.h"

@@ -1,12 +1,7 @@
 /*
  * test_strbuf.c — the growable byte buffer (base/strbuf.h).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/strbuf.h"
 

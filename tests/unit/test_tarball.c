@@ -5,12 +5,7 @@
  * tar CLI) writes absolute names, ".." components, links and FIFOs as asked.
  * Every refusal must name the entry and leave nothing outside dest.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "base/tarball.h"

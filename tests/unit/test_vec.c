@@ -1,12 +1,7 @@
 /*
  * test_vec.c — typed vectors and the string vector (base/vec.h).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/vec.h"
 

@@ -4,14 +4,7 @@
  * attribution, pinning, citations, filters and import. Every test builds its
  * own plugins in temporary directories; nothing reads the user's home.
  */
-/* cmocka needs these first, in this order. */
-// clang-format off
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-// clang-format on
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "wiki/wiki.h"

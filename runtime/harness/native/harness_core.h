@@ -106,18 +106,18 @@ double hx_cv(const double *v, int n);
 typedef int (*hx_entry)(const aka_tensor *, int, aka_tensor *, int, const aka_params *);
 
 typedef struct hx_backend {
-    const char *evaluator;    /* "aka.native.c" / "aka.native.cuda" */
-    const char *method;       /* timing.method */
-    int l2_flush;             /* timing.l2_flush */
-    int max_copies;           /* most rotated input/output copies per shape */
-    void *stream;             /* aka_params.stream */
-    void *(*alloc)(size_t bytes);          /* NULL when out of memory */
+    const char *evaluator;        /* "aka.native.c" / "aka.native.cuda" */
+    const char *method;           /* timing.method */
+    int l2_flush;                 /* timing.l2_flush */
+    int max_copies;               /* most rotated input/output copies per shape */
+    void *stream;                 /* aka_params.stream */
+    void *(*alloc)(size_t bytes); /* NULL when out of memory */
     void (*release)(void *p);
     void (*upload)(void *dst, const void *host, size_t bytes);
     void (*download)(void *host, const void *src, size_t bytes);
     void (*copy)(void *dst, const void *src, size_t bytes);
     void (*fill_byte)(void *dst, unsigned char byte, size_t bytes);
-    void (*before_timed)(void);            /* e.g. flush the L2; may be NULL */
+    void (*before_timed)(void); /* e.g. flush the L2; may be NULL */
     /* Call fn once; return its status (or HX_CRASHED) and the elapsed µs in *us. */
     int (*call)(hx_entry fn, const aka_tensor *in, int n_in, aka_tensor *out, int n_out,
                 const aka_params *p, double *us);

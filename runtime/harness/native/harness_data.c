@@ -108,7 +108,7 @@ static uint16_t f32_to_bf16(float f)
     uint32_t u = f32_bits(f);
     if ((u & 0x7FFFFFFFu) > 0x7F800000u)
         return (uint16_t)((u >> 16) | 0x40); /* keep NaN a NaN */
-    u += 0x7FFFu + ((u >> 16) & 1u);       /* round to nearest, ties to even */
+    u += 0x7FFFu + ((u >> 16) & 1u);         /* round to nearest, ties to even */
     return (uint16_t)(u >> 16);
 }
 
@@ -126,7 +126,8 @@ static uint16_t f32_to_f16(float f)
         if (exp < -10)
             return (uint16_t)sign;
         mant |= 0x800000u;
-        uint32_t shift = (uint32_t)(14 - exp), half = mant >> shift, rest = mant & ((1u << shift) - 1);
+        uint32_t shift = (uint32_t)(14 - exp), half = mant >> shift,
+                 rest = mant & ((1u << shift) - 1);
         uint32_t mid = 1u << (shift - 1);
         half += rest > mid || (rest == mid && (half & 1u));
         return (uint16_t)(sign | half);
@@ -158,16 +159,36 @@ static float uniform_f32(rng *r)
 static void fill_one(unsigned char *p, int32_t dtype, int64_t i, rng *r)
 {
     switch (dtype) {
-    case AKA_DT_FLOAT32: ((float *)p)[i] = uniform_f32(r); break;
-    case AKA_DT_FLOAT64: ((double *)p)[i] = (double)(rng_next(r) >> 11) * 0x1p-52 - 1.0; break;
-    case AKA_DT_FLOAT16: ((uint16_t *)p)[i] = f32_to_f16(uniform_f32(r)); break;
-    case AKA_DT_BFLOAT16: ((uint16_t *)p)[i] = f32_to_bf16(uniform_f32(r)); break;
-    case AKA_DT_INT8: ((int8_t *)p)[i] = (int8_t)((int)(rng_next(r) % 17) - 8); break;
-    case AKA_DT_INT16: ((int16_t *)p)[i] = (int16_t)((int)(rng_next(r) % 17) - 8); break;
-    case AKA_DT_INT32: ((int32_t *)p)[i] = (int32_t)(rng_next(r) % 17) - 8; break;
-    case AKA_DT_INT64: ((int64_t *)p)[i] = (int64_t)(rng_next(r) % 17) - 8; break;
-    case AKA_DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)(rng_next(r) % 16); break;
-    default: ((uint8_t *)p)[i] = (uint8_t)(rng_next(r) & 1); break;
+    case AKA_DT_FLOAT32:
+        ((float *)p)[i] = uniform_f32(r);
+        break;
+    case AKA_DT_FLOAT64:
+        ((double *)p)[i] = (double)(rng_next(r) >> 11) * 0x1p-52 - 1.0;
+        break;
+    case AKA_DT_FLOAT16:
+        ((uint16_t *)p)[i] = f32_to_f16(uniform_f32(r));
+        break;
+    case AKA_DT_BFLOAT16:
+        ((uint16_t *)p)[i] = f32_to_bf16(uniform_f32(r));
+        break;
+    case AKA_DT_INT8:
+        ((int8_t *)p)[i] = (int8_t)((int)(rng_next(r) % 17) - 8);
+        break;
+    case AKA_DT_INT16:
+        ((int16_t *)p)[i] = (int16_t)((int)(rng_next(r) % 17) - 8);
+        break;
+    case AKA_DT_INT32:
+        ((int32_t *)p)[i] = (int32_t)(rng_next(r) % 17) - 8;
+        break;
+    case AKA_DT_INT64:
+        ((int64_t *)p)[i] = (int64_t)(rng_next(r) % 17) - 8;
+        break;
+    case AKA_DT_UINT8:
+        ((uint8_t *)p)[i] = (uint8_t)(rng_next(r) % 16);
+        break;
+    default:
+        ((uint8_t *)p)[i] = (uint8_t)(rng_next(r) & 1);
+        break;
     }
 }
 
@@ -182,15 +203,24 @@ void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
 double hx_load(const void *buf, int32_t dtype, int64_t i)
 {
     switch (dtype) {
-    case AKA_DT_FLOAT32: return ((const float *)buf)[i];
-    case AKA_DT_FLOAT64: return ((const double *)buf)[i];
-    case AKA_DT_FLOAT16: return f16_to_f32(((const uint16_t *)buf)[i]);
-    case AKA_DT_BFLOAT16: return bits_f32((uint32_t)((const uint16_t *)buf)[i] << 16);
-    case AKA_DT_INT8: return ((const int8_t *)buf)[i];
-    case AKA_DT_INT16: return ((const int16_t *)buf)[i];
-    case AKA_DT_INT32: return ((const int32_t *)buf)[i];
-    case AKA_DT_INT64: return (double)((const int64_t *)buf)[i];
-    default: return ((const uint8_t *)buf)[i];
+    case AKA_DT_FLOAT32:
+        return ((const float *)buf)[i];
+    case AKA_DT_FLOAT64:
+        return ((const double *)buf)[i];
+    case AKA_DT_FLOAT16:
+        return f16_to_f32(((const uint16_t *)buf)[i]);
+    case AKA_DT_BFLOAT16:
+        return bits_f32((uint32_t)((const uint16_t *)buf)[i] << 16);
+    case AKA_DT_INT8:
+        return ((const int8_t *)buf)[i];
+    case AKA_DT_INT16:
+        return ((const int16_t *)buf)[i];
+    case AKA_DT_INT32:
+        return ((const int32_t *)buf)[i];
+    case AKA_DT_INT64:
+        return (double)((const int64_t *)buf)[i];
+    default:
+        return ((const uint8_t *)buf)[i];
     }
 }
 

@@ -148,10 +148,10 @@ typedef struct acc {
     json_t *failures, *diags, *lat, *cv, *ref_lat, *copies;
     long long total, passed;
     double max_abs, max_rel;
-    int compared;          /* any element compared (else the error fields are null) */
-    int fatal;             /* crash / device error / reference failure: stop */
-    int reference_failed;  /* exit code 3 */
-    int env_failed;        /* out of memory before candidate code: exit code 4 */
+    int compared;         /* any element compared (else the error fields are null) */
+    int fatal;            /* crash / device error / reference failure: stop */
+    int reference_failed; /* exit code 3 */
+    int env_failed;       /* out of memory before candidate code: exit code 4 */
     const char *fatal_shape;
 } acc;
 
@@ -181,10 +181,10 @@ typedef struct run {
     const hx_shape *sh;
     const hx_backend *be;
     acc *a;
-    int K, offset;                 /* slot s holds input content (s + offset) % K */
-    void **din, **dout, **tmp;     /* target buffers: K*n_in, K*n_out, n_in */
-    void **hin, **hgot, **href;    /* host: n_in, n_out, K*n_out (reference per content) */
-    void *hchk;                    /* host scratch for the input check */
+    int K, offset;              /* slot s holds input content (s + offset) % K */
+    void **din, **dout, **tmp;  /* target buffers: K*n_in, K*n_out, n_in */
+    void **hin, **hgot, **href; /* host: n_in, n_out, K*n_out (reference per content) */
+    void *hchk;                 /* host scratch for the input check */
     aka_tensor *tin, *tout;
     aka_params params;
 } run;
@@ -200,9 +200,10 @@ static int64_t system_llc(void)
 /*
  * How many slots: enough that the other slots together are at least twice the
  * last-level cache (so a slot is evicted before it is reused), at least 2 (so
- * contents can move between addresses), at most the backend's limit and the
- * number of runs, and never more bytes than the rotation budget. A shape whose
- * two copies exceed the budget runs from one slot (reported as 1 copy).
+ * contents can move between addresses), at most the backend's limit and half the
+ * number of runs (every schedule spans two rounds or more), and never more bytes
+ * than the rotation budget. A shape whose two copies exceed the budget, or a run
+ * count below 4, runs from one slot (reported as 1 copy).
  */
 static int choose_copies(const hx_plan *p, const hx_backend *be, size_t ws)
 {
@@ -216,8 +217,8 @@ static int choose_copies(const hx_plan *p, const hx_backend *be, size_t ws)
         k--;
     if ((int64_t)ws * k > budget || be->max_copies < 2)
         k = 1;
-    if (k > p->warmup + p->reps)
-        k = p->warmup + p->reps;
+    if (k > (p->warmup + p->reps) / 2) /* at least two rounds, so contents move under it */
+        k = (p->warmup + p->reps) / 2;
     return k < 1 ? 1 : k;
 }
 
@@ -376,11 +377,16 @@ static void download_outputs(run *r, void **dst)
 static const char *status_name(int rc)
 {
     switch (rc) {
-    case AKA_ERR_SHAPE: return "AKA_ERR_SHAPE: a shape the kernel does not support";
-    case AKA_ERR_DTYPE: return "AKA_ERR_DTYPE: a dtype the kernel does not support";
-    case AKA_ERR_UNSUPPORTED: return "AKA_ERR_UNSUPPORTED: a parameter value it does not handle";
-    case AKA_ERR_LAUNCH: return "AKA_ERR_LAUNCH: a launch or runtime error";
-    default: return "a non-zero status";
+    case AKA_ERR_SHAPE:
+        return "AKA_ERR_SHAPE: a shape the kernel does not support";
+    case AKA_ERR_DTYPE:
+        return "AKA_ERR_DTYPE: a dtype the kernel does not support";
+    case AKA_ERR_UNSUPPORTED:
+        return "AKA_ERR_UNSUPPORTED: a parameter value it does not handle";
+    case AKA_ERR_LAUNCH:
+        return "AKA_ERR_LAUNCH: a launch or runtime error";
+    default:
+        return "a non-zero status";
     }
 }
 
@@ -410,8 +416,9 @@ static void reference_failed(run *r, int rc)
 {
     char msg[HX_MSG];
     call_failure(r, rc, "the reference", msg, sizeof(msg));
-    add_failure(r->a, r->sh->id, "reference", "%s; the operator's reference must succeed on "
-                                              "every shape",
+    add_failure(r->a, r->sh->id, "reference",
+                "%s; the operator's reference must succeed on "
+                "every shape",
                 msg);
     r->a->reference_failed = r->a->fatal = 1;
     r->a->fatal_shape = r->sh->id;
@@ -435,8 +442,8 @@ static void mismatch_text(const hx_tensor *t, const hx_cmp *c, char *out, size_t
              "output '%s'%s (flat %lld) = %.9g, expected %.9g%s; %lld of %lld elements outside "
              "atol %g + rtol %g*|expected|; max_abs_err %.6g, max_rel_err %.6g",
              t->name, at, (long long)c->first_bad, c->got, c->want,
-             c->first_poison ? " (never written: still the poison pattern)" : "",
-             (long long)c->bad, (long long)t->numel, t->atol, t->rtol, c->max_abs, c->max_rel);
+             c->first_poison ? " (never written: still the poison pattern)" : "", (long long)c->bad,
+             (long long)t->numel, t->atol, t->rtol, c->max_abs, c->max_rel);
 }
 
 /* Compare the downloaded outputs with reference outputs `want`; 0 when all match. */
@@ -472,8 +479,9 @@ static int check_inputs(run *r, const char *when)
             i++;
         char at[160];
         hx_coords(in, (int64_t)(i / sz), at, sizeof(at));
-        add_failure(r->a, r->sh->id, NULL, "%s: the kernel modified input '%s' (first at %s); "
-                                           "inputs are read-only",
+        add_failure(r->a, r->sh->id, NULL,
+                    "%s: the kernel modified input '%s' (first at %s); "
+                    "inputs are read-only",
                     when, in->name, at);
         return 1;
     }
@@ -539,10 +547,12 @@ static int correctness(run *r, hx_entry reference, hx_entry candidate, int j)
 
 enum { SAVE_REFERENCE, VERIFY_CANDIDATE };
 
-/* Start of a round: move the input contents (not before the first), poison all outputs. */
-static void new_round(run *r, int i)
+/* Start of a round: move the input contents, poison all outputs. Rotating before the
+ * first round too means no round ever sees the address→content map of the one before
+ * it, even across the correctness call and the reference's schedule. */
+static void new_round(run *r)
 {
-    if (i > 0 && r->K > 1)
+    if (r->K > 1)
         rotate(r);
     for (int k = 0; k < r->K; k++)
         poison_slot(r, k);
@@ -574,7 +584,7 @@ static int schedule(run *r, hx_entry fn, int mode, double *samples)
     for (int i = 0; i < n; i++) {
         int s = i % r->K;
         if (s == 0)
-            new_round(r, i);
+            new_round(r);
         use_slot(r, s);
         if (r->be->before_timed)
             r->be->before_timed();
@@ -599,7 +609,8 @@ static int schedule(run *r, hx_entry fn, int mode, double *samples)
 static int timing(run *r, hx_entry reference, hx_entry candidate)
 {
     int reps = r->plan->reps, rc = 1;
-    double *ref = calloc((size_t)reps, sizeof(double)), *cand = calloc((size_t)reps, sizeof(double));
+    double *ref = calloc((size_t)reps, sizeof(double)),
+           *cand = calloc((size_t)reps, sizeof(double));
     const char *id = r->sh->id;
 
     for (int k = 0; k < r->K; k++)

@@ -55,12 +55,13 @@ fi
 
 # Compile the trusted part first: a failure here is never the candidate's.
 stage harness
-$CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c || die 11 "the harness does not build"
 if [ "$ext" = cu ]; then
+    $CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c || die 11 "the harness does not build"
     nvcc "${NVFLAGS[@]}" -O2 -c harness_cuda.cu -o harness_main.o || die 11 "the CUDA harness does not build"
     nvcc "${NVFLAGS[@]}" "${op_flags[@]}" -c reference.cu -o reference.o || die 11 "reference.cu does not build"
 else
-    $CC "${HFLAGS[@]}" -c harness.c -o harness_main.o || die 11 "the harness does not build"
+    $CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c harness.c || die 11 "the harness does not build"
+    mv harness.o harness_main.o
     $CC -std=c11 "${op_flags[@]}" -c reference.c -o reference.o || die 11 "reference.c does not build"
 fi
 

@@ -1,0 +1,242 @@
+#!/bin/bash
+# eval_native.sh — `aka eval` end to end on the native C examples, through the
+# sandbox (bwrap when it works here, else --sandbox-isolation none, said so).
+#
+#   1. every native C example: the reference submitted as the candidate passes,
+#      the seed kernel passes, and the RESULT_JSON carries every DESIGN §4.6
+#      field with the right type;
+#   2. every planted wrong candidate in tests/redteam/native/ fails, with the
+#      failure naming the shape (or the forbidden call / compiler error);
+#   3. episode mode appends one line per evaluation, with the kernel's sha256, to
+#      the worktree's .aka/evaluations.jsonl; standalone appends only with --record;
+#   4. bad input exits 2, a failing reference exits 2, a missing GPU exits 75;
+#   5. the harness sources compile warning-free, and the CUDA harness builds with
+#      nvcc (skipped with a message when nvcc is missing).
+# Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
+set -u
+AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
+SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
+OPS=$SRC/examples/ops
+RED=$SRC/tests/redteam/native
+HARNESS=$SRC/runtime/harness/native
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-eval-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+FAST=(--timed-runs 4 --warmup 1)
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+
+ISO=bwrap
+if ! "$AKA" sandbox run -- true >/dev/null 2>&1; then
+    ISO=none
+    echo "note: bwrap cannot run here; evaluating with --sandbox-isolation none"
+fi
+
+# ev NAME EXPECTED_STATUS ARGS... : run aka eval; output in $TMP/NAME.{out,err}
+ev() {
+    local name=$1 want=$2
+    shift 2
+    "$AKA" eval --sandbox-isolation "$ISO" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name: exit status $got, expected $want"
+        sed 's/^/    /' "$TMP/$name.err" | head -20
+        return 1
+    fi
+    return 0
+}
+
+# check_result NAME PASS(true|false): every §4.6 field, typed; for a pass, measured.
+check_result() {
+    python3 - "$TMP/$1.out" "$2" "$ISO" <<'EOF' || fail "$1: RESULT_JSON fields"
+import json, re, sys
+path, want_pass, iso = sys.argv[1], sys.argv[2] == "true", sys.argv[3]
+lines = [l for l in open(path) if l.startswith("RESULT_JSON=")]
+assert len(lines) == 1, f"{len(lines)} RESULT_JSON lines"
+r = json.loads(lines[0][len("RESULT_JSON="):])
+num = (int, float)
+opt = lambda v: v is None or isinstance(v, num)
+types = {"all_pass": bool, "total": int, "passed": int, "failures": list,
+         "latency_us_by_shape": dict, "evaluator": str, "eval_id": str,
+         "kernel_sha256": str, "seeds": list, "timing": dict,
+         "actionable_diagnostics": list, "sandbox_isolation": str}
+for k, t in types.items():
+    assert isinstance(r.get(k), t), f"{k}: {r.get(k)!r} is not {t.__name__}"
+for k in ("latency_us_geomean", "latency_us_arith_mean", "speedup_vs_ref_geomean",
+          "speedup_vs_ref_mean", "performance_score", "max_abs_err", "max_rel_err"):
+    assert k in r and opt(r[k]), f"{k}: {r.get(k)!r}"
+t = r["timing"]
+assert isinstance(t["method"], str) and isinstance(t["warmup"], int)
+assert isinstance(t["reps"], int) and isinstance(t["l2_flush"], bool)
+assert isinstance(t["cv_by_shape"], dict)
+assert re.fullmatch(r"[0-9a-f]{64}", r["kernel_sha256"])
+assert all(isinstance(s, int) for s in r["seeds"]) and r["seeds"]
+assert all(isinstance(f, str) for f in r["failures"])
+assert all(isinstance(d, dict) and "stage" in d and "message" in d
+           for d in r["actionable_diagnostics"])
+assert r["sandbox_isolation"] == iso
+assert r["all_pass"] == want_pass, f"all_pass {r['all_pass']}"
+if want_pass:
+    assert r["passed"] == r["total"] > 0 and not r["failures"]
+    assert all(isinstance(v, num) and v > 0 for v in r["latency_us_by_shape"].values())
+    for k in ("latency_us_geomean", "speedup_vs_ref_mean", "performance_score"):
+        assert isinstance(r[k], num) and r[k] > 0, k
+    assert r["evaluator"] == "aka.native.c" and t["method"] == "monotonic_clock"
+EOF
+}
+
+result_has() { grep '^RESULT_JSON=' "$TMP/$1.out" | grep -qF -- "$2"; }
+
+# The two smallest shapes of an operator (by elements over all dims), as --shape-id flags:
+# the larger ones only make the naive references slow, not the checks stronger.
+small_shapes() {
+    python3 - "$1/operator.json" <<'EOF'
+import json, math, sys
+op = json.load(open(sys.argv[1]))
+size = lambda s: math.prod(s["dims"].values())
+for s in sorted(op["shapes"], key=size)[:2]:
+    print("--shape-id=" + s["id"])
+EOF
+}
+
+# ---- 1. every native C example: reference as candidate, seed kernel ------------------------
+for opdir in "$OPS"/*/; do
+    op=$(basename "$opdir")
+    grep -q '"language": *"c"' "$opdir/operator.json" 2>/dev/null || continue
+    mapfile -t SHAPES < <(small_shapes "$opdir")
+    # The reference as a candidate: same code under the candidate's entry name.
+    sed 's/\baka_reference\b/aka_kernel/g' "$opdir/reference.c" >"$TMP/$op-ref-kernel.c"
+    if ev "$op-ref" 0 --op-dir "$opdir" --kernel "$TMP/$op-ref-kernel.c" --framework C \
+        --platform cpu "${FAST[@]}" "${SHAPES[@]}"; then
+        check_result "$op-ref" true && ok "$op: the reference as candidate passes (${SHAPES[*]})"
+    fi
+    if ev "$op-seed" 0 --op-dir "$opdir" --kernel "$opdir/seeds/C/kernel.c" --framework C \
+        --platform cpu "${FAST[@]}" "${SHAPES[@]}" --multi-seed 2; then
+        check_result "$op-seed" true && ok "$op: the seed kernel passes (2 seeds)"
+    fi
+done
+
+# ---- 2. planted wrong candidates ----------------------------------------------------------
+# name | text the RESULT_JSON must contain
+cases=(
+    "off_by_one|sid=n4k: seed 0: output 'z'[4095]"
+    "wrong_on_one_shape|sid=odd: seed 0: output 'z'[50001]"
+    "nan_one_element|sid=n4k: seed 0: output 'z'[1365] (flat 1365) = nan"
+    "never_writes|never written: still the poison pattern"
+    "lazy_after_warmup|sid=n4k: timing run"
+    "pointer_cache|sid=n4k: timing run"
+    "modifies_input|sid=n4k: seed 0: the kernel modified input 'x'"
+    "crashes|sid=odd: seed 0: the kernel crashed with signal 11"
+    "reads_file|kernel.c calls fopen"
+    "reads_clock|kernel.c calls clock_gettime"
+    "forges_result|kernel.c calls exit"
+    "does_not_compile|compile: kernel.c:7:"
+)
+for entry in "${cases[@]}"; do
+    name=${entry%%|*} want=${entry#*|}
+    if ev "red-$name" 1 --op-dir "$OPS/vector_add" --kernel "$RED/$name.c" --framework C \
+        --platform cpu "${FAST[@]}"; then
+        check_result "red-$name" false
+        if result_has "red-$name" "$want"; then
+            ok "red team $name fails: $want"
+        else
+            fail "red team $name: the result does not say \"$want\""
+            grep '^RESULT_JSON=' "$TMP/red-$name.out" | cut -c1-600
+        fi
+    fi
+done
+# Only the shape it is wrong on fails.
+python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().split("=",1)[1]); assert (r["passed"], r["total"]) == (2, 3), r' \
+    "$TMP/red-wrong_on_one_shape.out" && ok "wrong_on_one_shape: 2 of 3 cases pass" ||
+    fail "wrong_on_one_shape: expected 2 of 3 cases to pass"
+grep -q '"stage":"compile"' "$TMP/red-does_not_compile.out" &&
+    ok "compile errors come back as actionable diagnostics" ||
+    fail "does_not_compile: no compile diagnostic"
+if ev red-spins 1 --op-dir "$OPS/vector_add" --kernel "$RED/spins.c" --framework C \
+    --platform cpu "${FAST[@]}" --timeout 3; then
+    result_has red-spins "timed out after 3 s during candidate shape=odd" &&
+        ok "an endless kernel times out, naming the shape" || fail "spins: no timeout naming odd"
+fi
+
+# ---- 3. records -----------------------------------------------------------------------------
+ws=$TMP/ws wt=$TMP/wt
+mkdir -p "$ws/.aka" "$wt/src"
+echo "gitdir: $ws/.git/worktrees/e0001" >"$wt/.git"
+cp "$OPS/vector_add/seeds/C/kernel.c" "$wt/kernel.c"
+printf '{"op_dir": "%s", "framework": "C", "platform": "cpu", "kernel": "kernel.c", "sandbox_isolation": "%s", "mode": "development"}\n' \
+    "$OPS/vector_add" "$ISO" >"$ws/.aka/campaign.json"
+for i in 1 2; do
+    (cd "$wt/src" && ATREX_AKA_WORKSPACE=$ws ATREX_AKA_EPISODE=e0001 \
+        "$AKA" eval --shape-id n4k "${FAST[@]}" >"$TMP/episode$i.out" 2>"$TMP/episode$i.err") ||
+        fail "episode eval $i: exit status $?"
+done
+sha=$(sha256sum "$wt/kernel.c" | cut -d' ' -f1)
+python3 - "$wt/.aka/evaluations.jsonl" "$sha" <<'EOF' && ok "episode mode: 2 evaluations.jsonl lines with the kernel sha256" || fail "episode evaluations.jsonl"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, len(lines)
+for l in lines:
+    rec = json.loads(l)
+    assert rec["kernel_sha256"] == sys.argv[2] == rec["result"]["kernel_sha256"], rec["kernel_sha256"]
+    assert rec["episode"] == "e0001" and rec["all_pass"] is True and rec["result"]["all_pass"]
+    assert rec["shape_ids"] == ["n4k"] and rec["framework"] == "C" and rec["platform"] == "cpu"
+EOF
+(cd "$wt" && ATREX_AKA_WORKSPACE=$ws "$AKA" eval --op-dir "$OPS/vector_add" >/dev/null 2>&1)
+[ $? = 2 ] && ok "episode mode refuses --op-dir" || fail "episode mode accepted --op-dir"
+if ev standalone-record 0 --op-dir "$OPS/vector_add" --kernel "$OPS/vector_add/seeds/C/kernel.c" \
+    --framework C --platform cpu --shape-id n4k "${FAST[@]}" --record "$TMP/rec/evals.jsonl"; then
+    [ "$(wc -l <"$TMP/rec/evals.jsonl")" = 1 ] && ok "--record appends one line" ||
+        fail "--record: expected one line"
+fi
+
+# ---- 4. bad input and environment ------------------------------------------------------------
+k=$OPS/vector_add/seeds/C/kernel.c
+ev bad-shape 2 --op-dir "$OPS/vector_add" --kernel "$k" --framework C --platform cpu --shape-id nope &&
+    grep -q 'no such shape' "$TMP/bad-shape.err" && ok "unknown shape id: exit 2"
+ev bad-framework 2 --op-dir "$OPS/vector_add" --kernel "$k" --framework Triton --platform cpu &&
+    ok "framework that does not fit the operator: exit 2"
+ev bad-platform 2 --op-dir "$OPS/vector_add" --kernel "$k" --framework C --platform tpu &&
+    ok "unknown platform: exit 2"
+ev bad-knob 2 --op-dir "$OPS/vector_add" --kernel "$k" --framework C --platform cpu --tune 'UNROLL=4;id' &&
+    ok "knob value with shell characters: exit 2"
+ev unknown-knob 2 --op-dir "$OPS/vector_add" --kernel "$k" --framework C --platform cpu --tune TILE=4 &&
+    ok "knob the operator does not declare: exit 2"
+ev knob 0 --op-dir "$OPS/vector_add" --kernel "$k" --framework C --platform cpu --tune UNROLL=8 \
+    --shape-id odd "${FAST[@]}" && ok "--tune UNROLL=8 builds and passes"
+cp -r "$OPS/vector_add" "$TMP/badref"
+sed -i 's/    int64_t n = outputs\[0\].shape\[0\];/    int64_t n = outputs[0].shape[0];\n    if (n == 4096)\n        return AKA_ERR_UNSUPPORTED;/' \
+    "$TMP/badref/reference.c"
+ev bad-reference 2 --op-dir "$TMP/badref" --kernel "$k" --framework C --platform cpu "${FAST[@]}" &&
+    grep -q "reference failed" "$TMP/bad-reference.err" && ok "a failing reference is exit 2, not the candidate's failure"
+if [ ! -e /dev/nvidiactl ]; then
+    ev no-gpu 75 --op-dir "$OPS/row_sum_cuda" --kernel "$OPS/row_sum_cuda/seeds/Cuda/kernel.cu" \
+        --framework Cuda --platform nvidia/h200 && ok "CUDA operator without a GPU: exit 75"
+fi
+
+# ---- 5. the harness builds cleanly -------------------------------------------------------------
+(cd "$HARNESS" && for f in harness_plan.c harness_data.c harness_flow.c harness.c; do
+    cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -c "$f" -o "$TMP/$f.o" || exit 1
+done) && ok "native harness: warning-free with -Wall -Wextra -Werror" || fail "native harness warnings"
+if command -v nvcc >/dev/null 2>&1; then
+    mkdir -p "$TMP/cuda" && cp "$HARNESS"/* "$OPS/row_sum_cuda/reference.cu" "$TMP/cuda/" &&
+        cp "$OPS/row_sum_cuda/seeds/Cuda/kernel.cu" "$TMP/cuda/"
+    if (cd "$TMP/cuda" &&
+        nvcc -std=c++17 -arch=sm_90 -O2 -Xcompiler -Wall,-Wextra -c harness_cuda.cu -o harness_main.o &&
+        nvcc -std=c++17 -arch=sm_90 -O3 -c reference.cu -o reference.o &&
+        nvcc -std=c++17 -arch=sm_90 -O3 -DBLOCK=128 -c kernel.cu -o kernel.o) >"$TMP/nvcc.log" 2>&1; then
+        ok "CUDA harness and row_sum_cuda compile with nvcc -arch=sm_90"
+    else
+        fail "CUDA harness does not compile"
+        tail -20 "$TMP/nvcc.log"
+    fi
+else
+    echo "SKIP: nvcc is not installed; the CUDA harness build check did not run"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "all eval_native checks passed"
