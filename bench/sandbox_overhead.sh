@@ -15,8 +15,9 @@
 #     a campaign pays for every candidate evaluation;
 #   - end to end, bash's $EPOCHREALTIME around the whole `aka` process
 #     (adds process start, argument parsing and JSON printing).
-# References measured the same way: the same job with --sandbox-isolation none
-# (no bwrap), and `aka --version` (process start only).
+# References measured the same way: the same job without the pids cgroup
+# (--pids-max 0: moving a process into a cgroup costs an RCU grace period), with
+# --sandbox-isolation none (no bwrap), and `aka --version` (process start only).
 set -euo pipefail
 
 AKA=${1:-build/aka}
@@ -73,6 +74,7 @@ run_series() {
 }
 
 run_series bwrap sandbox run --sandbox-tmp "$WORK/sbx" --json "${INPUTS[@]}" -- /bin/true
+run_series nocg sandbox run --sandbox-tmp "$WORK/sbx" --json --pids-max 0 "${INPUTS[@]}" -- /bin/true
 run_series none sandbox run --sandbox-tmp "$WORK/sbx" --json --sandbox-isolation none \
     "${INPUTS[@]}" -- /bin/true
 run_series version --version
@@ -123,12 +125,15 @@ for k, label in [("setup", "setup: job dir + 5 files + argv + cgroup"),
                  ("overhead", "**per-job overhead (sum), bwrap**")]:
     row(label, b[k])
 row("end to end `aka sandbox run`, bwrap", e2e("bwrap"))
+c = timings("nocg")
+row("per-job overhead (sum), bwrap without pids cgroup (`--pids-max 0`)", c["overhead"])
 n = timings("none")
 row("per-job overhead (sum), isolation none", n["overhead"])
 row("end to end, isolation none", e2e("none"))
 row("`aka --version` (process start)", e2e("version"))
 print()
 print("CPU per run (user + sys of aka, bwrap and the job; mean over all runs, ms): "
-      f"bwrap {cpu('bwrap'):.2f}, isolation none {cpu('none'):.2f}, "
+      f"bwrap {cpu('bwrap'):.2f}, bwrap without pids cgroup {cpu('nocg'):.2f}, "
+      f"isolation none {cpu('none'):.2f}, "
       f"aka --version {cpu('version'):.2f}")
 EOF

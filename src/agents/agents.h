@@ -17,10 +17,12 @@
 #define AKA_AGENTS_H
 
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "base/vec.h"
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* How much of a token count is real (never guessed; DESIGN §1.3). */
@@ -47,6 +49,10 @@ struct aka_agent_request {
     const char *const *env;    /* extra "NAME=VALUE" (ATREX_AKA_WORKSPACE, ...), NULL-terminated */
     long timeout_s;            /* 0: none */
     const char *model;         /* optional model name for backends that take one */
+    /* Added by the runtime implementation (all optional; zero/NULL = default). */
+    const char *effort;     /* low|medium|high|xhigh|max; NULL: max */
+    const char *repo_root;  /* asset tree holding runtime/guard; NULL: $ATREX_AKA_HOME */
+    const char *session_id; /* fresh claude/qodercli/pi session: the UUID to use; NULL: new */
 };
 
 struct aka_agent_result {
@@ -59,6 +65,14 @@ struct aka_agent_result {
     struct aka_token_usage usage;
     pid_t pgid;             /* the session's process group (for crash recovery records) */
     double wall_seconds;
+    /* Added by the runtime implementation. */
+    unsigned long long pgid_start_ticks; /* the leader's start time (/proc stat field 22),
+                                            so a recorded group is only ever killed by identity */
+    char observation_errors[512]; /* comma-separated short codes ("" when none) */
+    struct aka_token_usage stream_cumulative; /* codex: the thread's cumulative usage on stdout */
+    bool transient_api_error;     /* the stream reported a known transient API failure */
+    bool usage_delta_observed;    /* per-call usage was seen (phase attribution possible) */
+    double violation_latency_ms;  /* offending process start (or file change) -> all dead; -1 */
 };
 
 /* Known backend names, NULL-terminated, in --agent-cli order. */
@@ -71,5 +85,83 @@ const char *const *aka_agent_backends(void);
  */
 int aka_agent_run(const struct aka_agent_request *req, struct aka_agent_result *res,
                   struct aka_err *err);
+
+/* ---- added by the runtime implementation -------------------------------- */
+
+/* Every count 0, measurement exact: the start of a sum. */
+void aka_token_usage_zero(struct aka_token_usage *u);
+const char *aka_token_measurement_name(enum aka_token_measurement m);
+/* The result as one JSON object (usage, exit, violation, session id, ...). */
+json_t *aka_agent_result_to_json(const struct aka_agent_result *res);
+/* Can this backend continue the same thread (`--resume` / `exec resume`)? */
+bool aka_agent_can_resume(const char *backend);
+
+/*
+ * Same-thread recovery (`--handoff-resumes`). Runs a fresh (or resumed)
+ * session, then asks `check` whether the episode ended properly. When it did
+ * not (no valid handoff), or the turn timed out, was ended by SIGTERM or hit a
+ * known transient API error, the SAME thread is resumed with a diagnosis turn,
+ * at most `handoff_resumes` times. Never after a policy kill; a backend that
+ * cannot resume stops with the diagnosis. Each invocation gets its own capture
+ * directory <capture_dir>/invocation-<k>; tokens of all turns are summed.
+ */
+#define AKA_AGENT_DEFAULT_HANDOFF_RESUMES 2
+#define AKA_AGENT_MAX_HANDOFF_RESUMES     16
+
+/* Is the episode complete? Return true, or false with a one-line diagnosis. */
+typedef bool (*aka_agent_check_fn)(void *data, char *diagnosis, size_t size);
+
+struct aka_agent_session_request {
+    struct aka_agent_request req; /* capture_dir: the session's directory */
+    int handoff_resumes;          /* < 0: AKA_AGENT_DEFAULT_HANDOFF_RESUMES */
+    const char *handoff_path;     /* optional: a stale file here is removed first */
+    aka_agent_check_fn check;     /* NULL: every exit-0 turn is complete */
+    void *check_data;
+};
+
+struct aka_agent_session_result {
+    struct aka_agent_result last; /* the last invocation */
+    struct aka_token_usage usage; /* summed over invocations */
+    int exit_code;                /* 0 once the check passed, else the last turn's */
+    bool timed_out, complete;
+    int invocations, resume_count;
+    char session_id[256];
+    char diagnosis[1024]; /* why it is not complete ("" when complete) */
+    struct aka_agent_result inv[AKA_AGENT_MAX_HANDOFF_RESUMES + 1];
+};
+
+int aka_agent_run_session(const struct aka_agent_session_request *sreq,
+                          struct aka_agent_session_result *res, struct aka_err *err);
+json_t *aka_agent_session_result_to_json(const struct aka_agent_session_result *res);
+
+/* A ready-made check: data is the handoff.json path (contracts' validation). */
+bool aka_agent_check_handoff_file(void *data, char *diagnosis, size_t size);
+
+/*
+ * Phase markers (`aka trace`). The trace file is $ATREX_AKA_TRACE_FILE; one
+ * JSON line is appended per marker. When the append happened, the receipt line
+ * "ATREX_TRACE_EVENT={...}" is written into `receipt` (empty otherwise) for
+ * the agent's tool output, where the stream parsers find it.
+ */
+extern const char *const aka_agent_phases[]; /* the 7 phases, NULL-terminated */
+int aka_trace_phase(const char *trace_file, const char *action, const char *phase,
+                    struct strbuf *receipt, struct aka_err *err);
+int aka_trace_source_read(const char *trace_file, const char *kind, const char *ref,
+                          struct aka_err *err);
+/* Per-phase wall time from a trace file, labelled exact/partial/unavailable. */
+json_t *aka_trace_phase_times(const char *trace_file);
+
+/* Copy runtime/skills into the worktree where `backend` looks for them. */
+int aka_agent_install_skills(const char *backend, const char *repo_root, const char *worktree,
+                             struct aka_err *err);
+/* The sentence a brief uses to tell this backend where its skills are. */
+const char *aka_agent_skills_hint(const char *backend);
+
+/* {{name}} templates; an unknown or malformed placeholder is an error (code 2). */
+struct aka_brief_var {
+    const char *name, *value;
+};
+int aka_brief_render(const char *template_path, const struct aka_brief_var *vars,
+                     struct strbuf *out, struct aka_err *err);
 
 #endif

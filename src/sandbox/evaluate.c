@@ -438,8 +438,9 @@ out:
 /* ---- the job per layout --------------------------------------------------------------------- */
 
 static const char *const native_harness[] = {
-    "aka_native_abi.h", "harness_core.h", "harness_plan.c",        "harness_data.c",
-    "harness_flow.c",   "run_native.sh",  "forbidden_symbols.txt", NULL};
+    "aka_native_abi.h", "harness_core.h",        "harness_plan.c",
+    "harness_data.c",   "harness_flow.c",        "harness_guard.c",
+    "run_native.sh",    "forbidden_symbols.txt", NULL};
 static const char *const atrex_inputs[] = {
     "reference.py",  "input.py",           "shapes.json", "metadata.json",
     "roofline.json", "agent_problem.json", NULL};

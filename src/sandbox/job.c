@@ -1,6 +1,6 @@
 /*
- * job.c — the job and result objects: lifecycle, validating builders, whole-job
- * validation, and the result's JSON form.
+ * job.c — the job object: lifecycle, the validating builders (files, directory
+ * trees, environment, artifacts, runtime binds) and whole-job validation.
  */
 #include "sandbox/internal.h"
 

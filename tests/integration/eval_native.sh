@@ -215,7 +215,7 @@ if [ ! -e /dev/nvidiactl ]; then
 fi
 
 # ---- 5. the harness builds cleanly -------------------------------------------------------------
-(cd "$HARNESS" && for f in harness_plan.c harness_data.c harness_flow.c harness.c; do
+(cd "$HARNESS" && for f in harness_plan.c harness_data.c harness_flow.c harness_guard.c harness.c; do
     cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -c "$f" -o "$TMP/$f.o" || exit 1
 done) && ok "native harness: warning-free with -Wall -Wextra -Werror" || fail "native harness warnings"

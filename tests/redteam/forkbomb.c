@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #define FANOUT 3
-#define DEPTH 7
+#define DEPTH  7
 
 int main(int argc, char **argv)
 {

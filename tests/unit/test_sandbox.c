@@ -5,12 +5,7 @@
  * from a hostile job directory, the result's JSON, the bwrap argv, and the
  * refusal of a job when bwrap is missing.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "aka_test.h"
 
 #include "base/fs.h"
 #include "sandbox/internal.h"

@@ -150,6 +150,8 @@ int hx_evaluate(const hx_plan *plan, const hx_backend *be, hx_entry reference, h
 
 /* Save stdout for the result and point fd 1 at stderr (call first thing in main). */
 int hx_take_stdout(void);
+/* "RESULT_JSON=<json_text>\n" on the saved stdout. */
+void hx_emit_result(const char *json_text);
 /* "aka-harness: ..." on stderr. */
 void hx_log(const char *fmt, ...)
 #ifdef __GNUC__

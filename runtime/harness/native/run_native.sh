@@ -2,7 +2,7 @@
 # run_native.sh — builds aka's native harness with an operator's reference and a
 # candidate kernel, checks the candidate object, links, and runs the harness.
 # It runs inside the sandbox job directory, where aka shipped (read-only):
-#   aka_native_abi.h harness_core.h harness_plan.c harness_data.c harness_flow.c
+#   aka_native_abi.h harness_core.h harness_plan.c harness_data.c harness_flow.c harness_guard.c
 #   harness.c | harness_cuda.cu   forbidden_symbols.txt   run_native.sh
 #   reference.c | reference.cu    kernel.c | kernel.cu    plan.json
 #
@@ -56,11 +56,11 @@ fi
 # Compile the trusted part first: a failure here is never the candidate's.
 stage harness
 if [ "$ext" = cu ]; then
-    $CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c || die 11 "the harness does not build"
+    $CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c harness_guard.c || die 11 "the harness does not build"
     nvcc "${NVFLAGS[@]}" -O2 -c harness_cuda.cu -o harness_main.o || die 11 "the CUDA harness does not build"
     nvcc "${NVFLAGS[@]}" "${op_flags[@]}" -c reference.cu -o reference.o || die 11 "reference.cu does not build"
 else
-    $CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c harness.c || die 11 "the harness does not build"
+    $CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c harness_guard.c harness.c || die 11 "the harness does not build"
     mv harness.o harness_main.o
     $CC -std=c11 "${op_flags[@]}" -c reference.c -o reference.o || die 11 "reference.c does not build"
 fi
@@ -101,7 +101,7 @@ if [ "$ext" = c ]; then
 fi
 
 stage link
-objs=(harness_main.o harness_plan.o harness_data.o harness_flow.o reference.r.o kernel.r.o)
+objs=(harness_main.o harness_plan.o harness_data.o harness_flow.o harness_guard.o reference.r.o kernel.r.o)
 if [ "$ext" = cu ]; then
     nvcc "${NVFLAGS[@]}" "${op_flags[@]}" -o harness "${objs[@]}" -ljansson -lm || exit 14
 else

@@ -1,0 +1,147 @@
+/*
+ * workspace.c — creating a campaign workspace and guarding it with a lock.
+ *
+ * The workspace is a Git repository whose HEAD is the incumbent. It holds the
+ * evaluator inputs an agent may read (never the private ones of a generalized
+ * production campaign), the one kernel file episodes may change, a README brief
+ * and a .gitignore that keeps supervisor state (.aka/) and the live progress
+ * view out of every commit.
+ */
+#include "base/fs.h"
+#include "bootstrap/bootstrap.h"
+#include "git/git.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+static const char gitignore_text[] = "# written by aka: supervisor state and the live view are "
+                                     "never committed\n"
+                                     ".aka/\n"
+                                     "memory/live.json\n"
+                                     "memory/v0.failed.json\n"
+                                     "__pycache__/\n"
+                                     "*.ncu-rep\n";
+
+int aka_workspace_lock(const char *ws, struct aka_lock *lk, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    aka_path_join(&p, ws, ".aka");
+    int rc = aka_mkdir_p(p.buf, 0755, err);
+    if (rc == 0) {
+        strbuf_addstr(&p, "/supervisor.lock");
+        rc = aka_lock_acquire(lk, p.buf, false, err);
+        if (rc < 0)
+            aka_err_prefix(err, "another aka optimize runs this campaign");
+    }
+    strbuf_release(&p);
+    return rc;
+}
+
+void aka_workspace_visible_inputs(const struct aka_operator *op, bool production,
+                                  struct strvec *out)
+{
+    static const char *const atrex_full[] = {"reference.py", "input.py",      "shapes.json",
+                                             "roofline.json", "metadata.json", "valid.py", NULL};
+    /* Generalized production keeps exact shapes private (DESIGN §4.2). */
+    static const char *const atrex_generalized[] = {"reference.py", "input.py",
+                                                    "agent_problem.json", NULL};
+    static const char *const sol[] = {"definition.json", "reference.py", "workload.jsonl", NULL};
+    if (op->layout == AKA_LAYOUT_NATIVE) {
+        strvec_push(out, "operator.json");
+        strvec_push(out, op->native.reference_file);
+        return;
+    }
+    const char *const *list = op->layout == AKA_LAYOUT_SOL ? sol
+                              : production                 ? atrex_generalized
+                                                           : atrex_full;
+    struct strbuf p = STRBUF_INIT;
+    for (int i = 0; list[i]; i++) {
+        aka_path_join(&p, op->dir, list[i]);
+        if (aka_is_file(p.buf))
+            strvec_push(out, list[i]);
+        strbuf_reset(&p);
+    }
+    strbuf_release(&p);
+}
+
+/* Write a file only when it does not exist yet (a crashed first start is completed). */
+static int write_new(const char *ws, const char *name, const char *text, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    aka_path_join(&p, ws, name);
+    int rc = aka_exists(p.buf) ? 0 : aka_write_file_atomic(p.buf, text, strlen(text), 0644, err);
+    strbuf_release(&p);
+    return rc;
+}
+
+static int copy_new(const char *src_dir, const char *src, const char *ws, const char *dst,
+                    struct aka_err *err)
+{
+    struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+    aka_path_join(&from, src_dir, src);
+    aka_path_join(&to, ws, dst);
+    int rc = 0;
+    if (!aka_exists(to.buf)) {
+        struct strbuf dir = STRBUF_INIT;
+        strbuf_addstr(&dir, to.buf);
+        char *slash = strrchr(dir.buf, '/');
+        if (slash)
+            strbuf_setlen(&dir, (size_t)(slash - dir.buf));
+        rc = aka_mkdir_p(dir.buf, 0755, err) < 0 ? -1 : aka_copy_file(from.buf, to.buf, err);
+        strbuf_release(&dir);
+    }
+    strbuf_release(&from);
+    strbuf_release(&to);
+    return rc;
+}
+
+static void readme(const struct aka_operator *op, const struct aka_campaign *c, const char *notes,
+                   struct strbuf *sb)
+{
+    strbuf_addf(sb, "# Campaign: %s (%s on %s, %s mode)\n\n", c->op_name, c->framework,
+                c->platform, c->mode);
+    strbuf_addf(sb,
+                "Goal: minimize the latency of `%s` over the whole evaluator workload with every "
+                "case correct.\n\n",
+                c->kernel);
+    strbuf_addf(sb, "- operator layout: %s (%zu evaluator shapes)\n", c->layout, op->shapes.n);
+    strbuf_addf(sb, "- kernel file: `%s` — the only file an episode may change\n", c->kernel);
+    strbuf_addf(sb, "- agent: %s\n- notes: %s\n\n", c->agent, notes && *notes ? notes : "none");
+    strbuf_addstr(sb, "Evaluator inputs in this directory are immutable: a candidate that changes "
+                      "them is rejected.\nMeasure only with `aka eval` (it runs in the sandbox and "
+                      "records the kernel's sha256);\nthe supervisor verifies every candidate "
+                      "itself before it becomes the incumbent (Git HEAD).\n\n"
+                      "Canonical history: `memory/v<N>.json` (read with `aka memory latest`, "
+                      "`aka memory show vN`).\n");
+}
+
+int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
+                              const struct aka_campaign *c, const char *notes,
+                              struct aka_err *err)
+{
+    struct strvec inputs = STRVEC_INIT;
+    struct strbuf p = STRBUF_INIT, text = STRBUF_INIT;
+    int rc = aka_mkdir_p(ws, 0755, err);
+    aka_path_join(&p, ws, ".git");
+    if (rc == 0 && !aka_exists(p.buf))
+        rc = aka_git_init(ws, "main", err);
+    aka_workspace_visible_inputs(op, strcmp(c->mode, "production") == 0, &inputs);
+    for (size_t i = 0; rc == 0 && i < inputs.n; i++)
+        rc = copy_new(op->dir, inputs.v[i], ws, inputs.v[i], err);
+    const char *ref = op->layout == AKA_LAYOUT_NATIVE ? op->native.reference_file : "reference.py";
+    if (rc == 0)
+        rc = copy_new(op->dir, ref, ws, c->kernel, err);
+    readme(op, c, notes, &text);
+    if (rc == 0)
+        rc = write_new(ws, "README.md", text.buf, err);
+    if (rc == 0)
+        rc = write_new(ws, ".gitignore", gitignore_text, err);
+    strbuf_reset(&p);
+    aka_path_join(&p, ws, "memory");
+    if (rc == 0)
+        rc = aka_mkdir_p(p.buf, 0755, err);
+    strvec_clear(&inputs);
+    strbuf_release(&p);
+    strbuf_release(&text);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/*
+ * optimize.h — the campaign engine's public interface: `aka optimize` flags,
+ * the campaign run, and the verification statistics (DESIGN §3, §4.1, §5).
+ *
+ * The flags keep upstream names and defaults (reference/anchor-campaign.md §1,
+ * anchor-v03.md §13). Parsing and validation are separate from running so that
+ * every usage error is found before a single file is written: cmd/optimize.c
+ * parses, validates, checks the host, and only then calls aka_optimize_run.
+ */
+#ifndef AKA_OPTIMIZE_H
+#define AKA_OPTIMIZE_H
+
+#include "base/error.h"
+#include "base/vec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* ---- flags (options.c) ------------------------------------------------------------------ */
+
+#define AKA_OPT_MAX_FLAGS 64
+
+struct aka_optimize_opts {
+    /* operator and target */
+    const char *op_dir, *platform, *framework, *arch, *notes, *goal;
+    const char *optimization_mode;  /* leaderboard | production */
+    const char *agent_cli;          /* claude | qodercli | codex | pi | builtin */
+    const char *framework_baseline; /* auto | always | never */
+    const char *workspace, *workspace_suffix;
+    /* budgets and episode schedule */
+    int max_iters, fast_episodes, fast_trials, max_stall, convert_after, handoff_resumes;
+    int goal_after_episodes, goal_after_stalls;
+    long long token_budget;
+    double target_util;
+    long framework_baseline_timeout, setup_timeout, production_review_timeout;
+    /* verification */
+    int verify_repeats, verify_run_timeout;
+    double min_improvement_pct, max_shape_regression_pct, max_dispersion_pct;
+    /* sandbox */
+    const char *sandbox, *sandbox_url, *sandbox_hardware, *sandbox_profile, *sandbox_isolation;
+    int sandbox_timeout, sandbox_ssh_gpu, environment_poll_interval;
+    const char *sandbox_ssh, *sandbox_ssh_init, *sandbox_health_command;
+    struct strvec sandbox_ssh_runtime_binds;
+    const char *slurm_partition, *slurm_account, *slurm_qos, *slurm_time;
+    bool help;
+    bool given[AKA_OPT_MAX_FLAGS]; /* which flags appeared, indexed like the flag table */
+};
+
+/* Defaults as upstream (max-iters 20, fast-episodes 2, sandbox-timeout 600, ...). */
+void aka_optimize_opts_init(struct aka_optimize_opts *o);
+void aka_optimize_opts_release(struct aka_optimize_opts *o);
+
+/*
+ * Parse argv (argv[0] is the application name) into o, then validate every value
+ * and every combination. Values point into argv. Returns 0, or -1 with code 2 and
+ * a message that names the flag. `--help` sets o->help and skips validation.
+ */
+int aka_optimize_opts_parse(int argc, char **argv, struct aka_optimize_opts *o,
+                            struct aka_err *err);
+
+/* Value and combination checks alone (parse calls it). */
+int aka_optimize_opts_validate(struct aka_optimize_opts *o, struct aka_err *err);
+
+/*
+ * What the host must provide before a campaign starts: the agent CLI on PATH
+ * (builtin needs nothing), a sandbox transport this build has, the operator
+ * directory. Code 2 naming the flag; nothing is written.
+ */
+int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_err *err);
+
+/* Whether the flag (e.g. "--sandbox") appeared on the command line. */
+bool aka_optimize_opt_given(const struct aka_optimize_opts *o, const char *flag);
+
+/* The full --help text: every flag with its default and meaning. */
+void aka_optimize_print_help(FILE *out);
+
+/* Production mode? */
+bool aka_optimize_is_production(const struct aka_optimize_opts *o);
+
+/* ---- verification statistics (verify_stats.c) --------------------------------------------- */
+
+/*
+ * Full/goal verification (DESIGN §5): same-allocation ABBA runs I C C I per repeat.
+ * Each run yields one latency per shape. For each repeat r and shape s the paired
+ * log-ratio is log(I_rs / C_rs) with I_rs and C_rs the geometric means of that
+ * repeat's two incumbent and two candidate runs (pairing within a repeat cancels
+ * drift across the allocation). A bootstrap over repeats of the mean log-ratio
+ * across shapes gives a confidence interval; promotion needs its lower bound
+ * above log(1 + min_improvement_pct/100), the run-to-run dispersion under a
+ * limit, and in production no shape slower than max_shape_regression_pct.
+ */
+struct aka_abba_samples {
+    size_t repeats, shapes;
+    /* [repeat][slot][shape] flattened: slot 0..3 = I C C I. Latencies in µs, > 0. */
+    const double *lat;
+};
+
+struct aka_verify_limits {
+    double min_improvement_pct;      /* strict lower bound on the CI */
+    double max_dispersion_pct;       /* limit on the median per-shape CV of the runs */
+    double max_shape_regression_pct; /* < 0: not checked (leaderboard) */
+    int resamples;                   /* bootstrap resamples (>= 100) */
+    double confidence;               /* e.g. 0.95: two-sided interval */
+    unsigned long long seed;         /* deterministic bootstrap */
+};
+
+struct aka_verify_stats {
+    double mean_log_ratio;    /* point estimate over repeats and shapes */
+    double improvement_pct;   /* 100 * (exp(mean_log_ratio) - 1) */
+    double ci_low_pct;        /* lower bound of the interval, as a percentage */
+    double ci_high_pct;       /* upper bound */
+    double dispersion_pct;    /* median over shapes and sides of the runs' CV, in percent */
+    double worst_shape_pct;   /* most negative per-shape improvement (regression < 0) */
+    size_t worst_shape;       /* its index */
+    bool promote;             /* every criterion passed */
+    char reason[160];         /* why not, or "improvement CI above threshold" */
+};
+
+/* Compute the statistics and the decision. -1 with code 2 on malformed samples. */
+int aka_verify_abba(const struct aka_abba_samples *s, const struct aka_verify_limits *lim,
+                    struct aka_verify_stats *out, struct aka_err *err);
+
+/* Limits from the flags (resamples 2000, confidence 0.95, fixed seed). */
+void aka_verify_limits_from_opts(const struct aka_optimize_opts *o, struct aka_verify_limits *l);
+
+#endif
