@@ -141,6 +141,7 @@ struct aka_codex_ledger {
     long long offset;               /* bytes already accounted for */
     struct aka_token_usage cumulative; /* the thread's cumulative usage at offset */
     double since;                   /* unix time the invocation started */
+    bool resumed_from_file;         /* cumulative was read from the thread's earlier file */
 };
 
 /* Before an invocation: remember where the thread's rollout ends now. */

@@ -49,15 +49,16 @@ bool aka_agent_effort_valid(const char *effort)
 const char *aka_agent_env_lookup(const char *const *env, const char *name)
 {
     size_t n = strlen(name);
-    const char *found = NULL;
-    /* The last entry wins, as it would in the child's environment. */
-    for (const char *const *e = env; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && ((*e)[n] == '=' || (*e)[n] == '\0'))
-            found = (*e)[n] == '=' ? *e + n + 1 : NULL;
-    for (const char *const *e = env; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && ((*e)[n] == '=' || (*e)[n] == '\0'))
-            return found; /* given (or removed) by the request: the request decides */
-    return getenv(name);
+    bool given = false;
+    const char *value = NULL;
+    /* The last entry wins, as in the child's environment; a bare "NAME" removes it. */
+    for (const char *const *e = env; e && *e; e++) {
+        if (strncmp(*e, name, n) != 0 || ((*e)[n] != '=' && (*e)[n] != '\0'))
+            continue;
+        given = true;
+        value = (*e)[n] == '=' ? *e + n + 1 : NULL;
+    }
+    return given ? value : getenv(name);
 }
 
 const char *aka_agent_settings(const struct aka_adapter *a, const char *const *env)

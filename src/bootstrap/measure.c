@@ -29,7 +29,7 @@ void aka_bootstrap_progress(const struct aka_measure_env *env, const char *fmt, 
 
 static enum aka_sandbox_isolation isolation_of(const char *name)
 {
-    return name && strcmp(name, "none") == 0 ? AKA_SBX_ISOLATION_NONE : AKA_SBX_ISOLATION_BWRAP;
+    return name && strcmp(name, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP;
 }
 
 int aka_bootstrap_measure(const char *ws, const struct aka_campaign *c,

@@ -115,6 +115,44 @@ static void readme(const struct aka_operator *op, const struct aka_campaign *c, 
                       "`aka memory show vN`).\n");
 }
 
+static bool ident_char(char ch)
+{
+    return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (ch >= '0' && ch <= '9');
+}
+
+/* The native V0 kernel is the reference under the candidate's entry name: the
+ * harness links both, so the reference's own symbol must not appear twice. */
+static void rename_symbol(const char *src, const char *from, const char *to, struct strbuf *out)
+{
+    size_t n = strlen(from);
+    for (const char *p = src; *p;) {
+        bool start = p == src || !ident_char(p[-1]);
+        if (start && strncmp(p, from, n) == 0 && !ident_char(p[n])) {
+            strbuf_addstr(out, to);
+            p += n;
+        } else {
+            strbuf_addch(out, *p++);
+        }
+    }
+}
+
+static int native_kernel(const struct aka_operator *op, const char *ws, const char *kernel,
+                         struct aka_err *err)
+{
+    struct strbuf src = STRBUF_INIT, text = STRBUF_INIT, p = STRBUF_INIT;
+    aka_path_join(&p, op->dir, op->native.reference_file);
+    int rc = aka_read_file(p.buf, &src, AKA_READ_LIMIT_DEFAULT, err);
+    if (rc == 0) {
+        rename_symbol(src.buf, op->native.reference_entry, op->native.entry, &text);
+        rc = write_new(ws, kernel, text.buf, err);
+    }
+    strbuf_release(&src);
+    strbuf_release(&text);
+    strbuf_release(&p);
+    return rc;
+}
+
 int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
                               const struct aka_campaign *c, const char *notes,
                               struct aka_err *err)
@@ -128,9 +166,9 @@ int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
     aka_workspace_visible_inputs(op, strcmp(c->mode, "production") == 0, &inputs);
     for (size_t i = 0; rc == 0 && i < inputs.n; i++)
         rc = copy_new(op->dir, inputs.v[i], ws, inputs.v[i], err);
-    const char *ref = op->layout == AKA_LAYOUT_NATIVE ? op->native.reference_file : "reference.py";
     if (rc == 0)
-        rc = copy_new(op->dir, ref, ws, c->kernel, err);
+        rc = op->layout == AKA_LAYOUT_NATIVE ? native_kernel(op, ws, c->kernel, err)
+                                             : copy_new(op->dir, "reference.py", ws, c->kernel, err);
     readme(op, c, notes, &text);
     if (rc == 0)
         rc = write_new(ws, "README.md", text.buf, err);

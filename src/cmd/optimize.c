@@ -3,34 +3,37 @@
  *
  * Core has already stripped `--repo-root DIR` and the `--` separator, so
  * `aka optimize --repo-root R -- FLAGS` and `aka optimize FLAGS` arrive here
- * identically. The campaign flags (DESIGN §4.1) are parsed by the campaign
- * engine, which is not part of this build yet: until it lands this command
- * refuses to run rather than pretend to optimize.
+ * identically. Parse, validate, check the host — all before anything is
+ * written — then hand over to the campaign engine (optimize/optimize.h).
  */
-#include "base/error.h"
 #include "cmd/cmd.h"
+#include "optimize/optimize.h"
 
 #include <stdio.h>
-#include <string.h>
-
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: aka optimize [--repo-root DIR] [--] --op-dir DIR --platform P [flags]\n\n"
-                 "Runs an optimization campaign on the operator in --op-dir.\n"
-                 "orchestrator/optimize.py FLAGS is the same as aka optimize -- FLAGS.\n");
-}
 
 int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return AKA_EXIT_OK;
-        }
+    struct aka_optimize_opts o;
+    struct aka_err err = AKA_ERR_INIT;
+    char reason[256] = "";
+    int rc;
+    aka_optimize_opts_init(&o);
+    if (aka_optimize_opts_parse(argc, argv, &o, &err) < 0 ||
+        (!o.help && aka_optimize_opts_check_host(&o, &err) < 0)) {
+        aka_optimize_opts_release(&o);
+        fprintf(stderr, "aka optimize: usage error (nothing was written)\n");
+        return aka_err_report(&err);
     }
-    fprintf(stderr,
-            "aka optimize: the campaign engine is not built into this aka yet "
-            "(asset tree %s, %d campaign flag%s received)\n",
-            ctx->repo_root, argc - 1, argc == 2 ? "" : "s");
-    return AKA_EXIT_FAILED;
+    if (o.help) {
+        aka_optimize_print_help(stdout);
+        aka_optimize_opts_release(&o);
+        return AKA_EXIT_OK;
+    }
+    rc = aka_optimize_run(&o, ctx->repo_root, stderr, reason, sizeof(reason), &err);
+    if (rc != AKA_EXIT_OK)
+        aka_err_report(&err);
+    else
+        printf("campaign stopped: %s\n", reason);
+    aka_optimize_opts_release(&o);
+    return rc;
 }

@@ -11,6 +11,7 @@
 #define AKA_OPTIMIZE_H
 
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "base/vec.h"
 
 #include <stdbool.h>
@@ -77,6 +78,21 @@ void aka_optimize_print_help(FILE *out);
 
 /* Production mode? */
 bool aka_optimize_is_production(const struct aka_optimize_opts *o);
+
+/* ---- the campaign (campaign.c) --------------------------------------------------------------- */
+
+/*
+ * Run (or resume) the campaign the validated flags describe: workspace, pinned
+ * campaign.json, V0, V1, then the loop-top budget checks. Progress lines go to
+ * `progress` (one per phase). Returns the exit code of DESIGN §4.9; err holds
+ * the message for a non-zero one. `stop_reason` receives why the campaign ended.
+ */
+int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, FILE *progress,
+                     char *stop_reason, size_t stop_len, struct aka_err *err);
+
+/* The workspace directory the flags name: <parent>/kernel_opt_<op>_<fw>_<platform>[_production]. */
+int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *op_name,
+                                struct strbuf *out, struct aka_err *err);
 
 /* ---- verification statistics (verify_stats.c) --------------------------------------------- */
 

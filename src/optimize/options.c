@@ -57,7 +57,7 @@ static const struct flag flags[] = {
      "V1 framework-native baseline: auto (production only, default), always, never"},
     {"--framework-baseline-timeout", K_LONG, OFF(framework_baseline_timeout), NULL, 1, BIG, 0,
      "S", "V1 agent session timeout in seconds (default 10800)"},
-    {"--max-iters", K_INT, OFF(max_iters), NULL, 1, 1e6, 0, "N",
+    {"--max-iters", K_INT, OFF(max_iters), NULL, 0, 1e6, 0, "N",
      "stop when the highest canonical version memory/v<N>.json reaches N (default 20)"},
     {"--fast-episodes", K_INT, OFF(fast_episodes), NULL, 0, 1e6, 0, "N",
      "the first N episodes are fast episodes (default 2; 0 disables)"},

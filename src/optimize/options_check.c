@@ -6,6 +6,7 @@
  * its own flags fit it, the ABBA allocation-fit rule, platform vs framework,
  * the dispatcher's suffix. Each failure names the flag a person has to change.
  */
+#include "base/fs.h"
 #include "bootstrap/bootstrap.h"
 #include "optimize/optimize.h"
 #include "sandbox/evaluate.h"
@@ -144,7 +145,8 @@ static int check_required(const struct aka_optimize_opts *o, struct aka_err *err
         strbuf_release(&s);
         if (bad)
             return usage(err, "--workspace-suffix: expected a slug ([a-z0-9_], no leading or "
-                              "trailing _); got '%s'\", o->workspace_suffix);
+                              "trailing _); got '%s'",
+                         o->workspace_suffix);
     }
     return 0;
 }

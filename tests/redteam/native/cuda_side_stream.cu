@@ -25,7 +25,7 @@ extern "C" int aka_kernel(const aka_tensor *inputs, int n_in, aka_tensor *output
     if (!side && cudaStreamCreate(&side) != cudaSuccess)
         return AKA_ERR_LAUNCH;
     int64_t rows = inputs[0].shape[0], cols = inputs[0].shape[1];
-    row_sum<<<(unsigned)((rows + 255) / 256), 256, 0, side>>>(
-        (const float *)inputs[0].data, (float *)outputs[0].data, rows, cols);
+    row_sum<<<(unsigned)((rows + 255) / 256), 256, 0, side>>>((const float *)inputs[0].data,
+                                                              (float *)outputs[0].data, rows, cols);
     return cudaGetLastError() == cudaSuccess ? AKA_OK : AKA_ERR_LAUNCH;
 }

@@ -1,0 +1,164 @@
+/*
+ * v1_seed.c — V1 from the operator's seed kernel (DESIGN §9, built-in agent).
+ *
+ * A reference kernel declares no tuning knobs, so a campaign driven by the
+ * built-in agent starts from the operator's seeds/<framework>/ kernel. It goes
+ * through the same gates as an agent-written V1: it must differ from V0, pass
+ * multi-seed correctness and be measured; then it is committed (the kernel
+ * commit) and pinned in a second commit (framework_baseline.json +
+ * memory/v1.json), because the pin records the kernel commit's id.
+ */
+#include "base/fs.h"
+#include "base/json.h"
+#include "bootstrap/internal.h"
+#include "git/git.h"
+
+#include <string.h>
+
+bool aka_seed_kernel_path(const struct aka_operator *op, const char *framework,
+                          struct strbuf *out)
+{
+    const char *seeds = op->layout == AKA_LAYOUT_NATIVE && op->native.seeds_dir
+                            ? op->native.seeds_dir
+                            : "seeds";
+    strbuf_reset(out);
+    strbuf_addf(out, "%s/%s/%s/%s", op->dir, seeds, framework, aka_kernel_file_name(op));
+    return aka_is_file(out->buf);
+}
+
+static bool pinned_at_head(const struct aka_git *g)
+{
+    struct strbuf blob = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    bool yes = aka_git_show_blob(g, "HEAD", "framework_baseline.json", &blob, &ignored) == 0;
+    strbuf_release(&blob);
+    return yes;
+}
+
+static int last_kernel_commit(const struct aka_git *g, const char *kernel, char *oid,
+                              struct aka_err *err)
+{
+    const char *args[] = {"rev-list", "-1", "HEAD", "--", kernel, NULL};
+    struct strbuf out = STRBUF_INIT;
+    int rc = aka_git_run(g, args, &out, err);
+    if (rc == 0 && out.len < AKA_GIT_OID_HEX)
+        rc = aka_err_set(err, AKA_EXIT_FAILED, "%s: no commit touches %s", g->dir, kernel);
+    if (rc == 0)
+        snprintf(oid, AKA_GIT_OID_HEX + 1, "%.40s", out.buf);
+    strbuf_release(&out);
+    return rc;
+}
+
+/* Put the seed's bytes in the kernel file and commit them unless HEAD has them. */
+static int commit_seed(const char *ws, const struct aka_git *g, const struct aka_campaign *c,
+                       const char *seed_path, char *kernel_commit, struct aka_err *err)
+{
+    struct strbuf dst = STRBUF_INIT, msg = STRBUF_INIT;
+    bool clean = false;
+    const char *paths[] = {c->kernel, NULL};
+    aka_path_join(&dst, ws, c->kernel);
+    int rc = aka_remove_tree(dst.buf, err) < 0 ? -1 : aka_copy_file(seed_path, dst.buf, err);
+    if (rc == 0)
+        rc = aka_git_is_clean(g, &clean, err);
+    strbuf_addf(&msg, "v1: framework baseline (%s) replacing the V0 baseline kernel",
+                c->framework);
+    if (rc == 0 && !clean)
+        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_git_commit(g, msg.buf, kernel_commit, err);
+    if (rc == 0)
+        rc = last_kernel_commit(g, c->kernel, kernel_commit, err);
+    strbuf_release(&dst);
+    strbuf_release(&msg);
+    return rc;
+}
+
+static int pin(const char *ws, const struct aka_git *g, const struct aka_campaign *c,
+               const struct aka_eval_outcome *o, const char *kernel_commit, int seeds,
+               struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT, msg = STRBUF_INIT, stage = STRBUF_INIT;
+    char oid[AKA_GIT_OID_HEX + 1];
+    const char *paths[] = {"framework_baseline.json", "memory/v1.json", NULL};
+    strbuf_addf(&stage, "combined-base-performance+multi-seed-%d", seeds);
+    json_t *mem = aka_memory_doc_from_result(1, AKA_MEM_FRAMEWORK_BASELINE, &o->result,
+                                             kernel_commit, "framework_baseline",
+                                             "V1: the operator's seed kernel for the framework");
+    json_t *marker = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s]}", "schema",
+                               "aka.framework_baseline.v1", "framework", c->framework, "version",
+                               "v1", "kernel_commit", kernel_commit, "kernel_sha256",
+                               o->kernel_sha256, "validated_stages", stage.buf);
+    aka_path_join(&p, ws, "memory");
+    int rc = aka_memory_write(p.buf, mem, err);
+    strbuf_reset(&p);
+    aka_path_join(&p, ws, "framework_baseline.json");
+    if (rc == 0)
+        rc = aka_json_write_file(p.buf, marker, err);
+    strbuf_addf(&msg, "v1: pin framework baseline %.8s", kernel_commit);
+    if (rc == 0)
+        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_git_commit(g, msg.buf, oid, err);
+    if (rc == 0)
+        rc = aka_bootstrap_check_canonical(ws, 1, err);
+    json_decref(mem);
+    json_decref(marker);
+    strbuf_release(&p);
+    strbuf_release(&msg);
+    strbuf_release(&stage);
+    return rc;
+}
+
+static void summary_from(const struct aka_eval_outcome *o, const char *commit,
+                         struct aka_version_summary *out)
+{
+    out->version = 1;
+    snprintf(out->commit, sizeof(out->commit), "%s", commit);
+    out->latency_us_geomean = o->result.latency_us_geomean;
+    out->speedup_vs_ref = o->result.speedup_vs_ref_geomean;
+    out->all_pass = o->result.all_pass;
+}
+
+int aka_bootstrap_v1_seed(const char *ws, const struct aka_campaign *c, const char *seed_path,
+                          const struct aka_measure_env *env, struct aka_version_summary *out,
+                          struct aka_err *err)
+{
+    struct aka_git g;
+    struct aka_eval_outcome o;
+    char base[AKA_GIT_OID_HEX + 1], kc[AKA_GIT_OID_HEX + 1];
+    int seeds = env->multi_seed > 0 ? env->multi_seed : 1, rc;
+    aka_git_open(&g, ws);
+    aka_eval_outcome_init(&o);
+    out->version = -1;
+    if (pinned_at_head(&g)) {
+        aka_git_close(&g);
+        return 0;
+    }
+    rc = aka_git_rev_parse(&g, "HEAD", base, err);
+    if (rc == 0)
+        rc = commit_seed(ws, &g, c, seed_path, kc, err);
+    aka_bootstrap_progress(env, "V1: measuring the %s seed kernel (%d correctness seeds)",
+                           c->framework, seeds);
+    if (rc == 0)
+        rc = aka_bootstrap_measure(ws, c, env, c->kernel, true, &o, err);
+    if (rc == 0 && !o.result.all_pass)
+        rc = aka_err_set(err, AKA_EXIT_FAILED,
+                         "V1 failed: the %s seed kernel %s did not pass the evaluator (%lld/%lld "
+                         "cases%s%s); V0 stays the incumbent",
+                         c->framework, seed_path, o.result.passed, o.result.total,
+                         o.result.failures.n ? ": " : "",
+                         o.result.failures.n ? o.result.failures.v[0] : "");
+    if (rc == 0)
+        rc = pin(ws, &g, c, &o, kc, seeds, err);
+    if (rc == 0) {
+        summary_from(&o, kc, out);
+    } else {
+        /* Roll back to V0 so the incumbent is never an unverified kernel. */
+        struct aka_err ignored = AKA_ERR_INIT;
+        if (aka_git_reset_hard(&g, base, &ignored) == 0) {
+            struct strbuf p = STRBUF_INIT;
+            aka_path_join(&p, ws, "memory/v1.json");
+            aka_remove_tree(p.buf, &ignored);
+            strbuf_release(&p);
+        }
+    }
+    aka_eval_outcome_release(&o);
+    aka_git_close(&g);
+    return rc;
+}

@@ -1,0 +1,145 @@
+/*
+ * campaign.c — one campaign from flags to a stop reason: workspace, pinned
+ * identity, V0, V1, and the budget checks at the top of the episode loop.
+ *
+ * Order matters for "nothing lost, nothing changed by mistake": the workspace
+ * lock comes first (two supervisors never run one campaign), then the
+ * campaign.json check (a resume with other flags changes nothing), and only
+ * then files are created or commits made.
+ */
+#include "base/fs.h"
+#include "base/json.h"
+#include "bootstrap/bootstrap.h"
+#include "optimize/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *op_name,
+                                struct strbuf *out, struct aka_err *err)
+{
+    struct strbuf name = STRBUF_INIT, slug = STRBUF_INIT;
+    char cwd[4096];
+    const char *parent = *o->workspace ? o->workspace : getcwd(cwd, sizeof(cwd));
+    int rc = 0;
+    if (!parent)
+        return aka_err_set(err, AKA_EXIT_ENV, "cannot read the current directory");
+    if (*o->workspace_suffix) {
+        rc = aka_slug(op_name, &slug, err);
+        strbuf_addf(&name, "kernel_opt_%s_%s", slug.buf, o->workspace_suffix);
+    } else {
+        rc = aka_workspace_name(op_name, o->framework, o->platform, aka_optimize_is_production(o),
+                                &name, err);
+    }
+    strbuf_reset(out);
+    if (rc == 0)
+        aka_path_join(out, parent, name.buf);
+    strbuf_release(&name);
+    strbuf_release(&slug);
+    return rc;
+}
+
+/* Layout and framework must describe kernels the evaluator can run. */
+static int check_framework(const struct aka_operator *op, const char *fw, struct aka_err *err)
+{
+    if (op->layout == AKA_LAYOUT_NATIVE) {
+        const char *want = op->native.language == AKA_LANG_CUDA ? "Cuda" : "C";
+        if (strcmp(fw, want) != 0)
+            return aka_err_set(err, AKA_EXIT_USAGE,
+                               "--framework %s: %s is a native operator whose kernels are %s",
+                               fw, op->dir, want);
+    } else if (strcmp(fw, "C") == 0) {
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--framework C: %s is a %s operator; C kernels need a native "
+                           "operator (operator.json)",
+                           op->dir, aka_layout_name(op->layout));
+    }
+    return 0;
+}
+
+static void say(const char *line, void *data)
+{
+    struct aka_run *r = data;
+    if (r->progress) {
+        fprintf(r->progress, "aka optimize: %s\n", line);
+        fflush(r->progress);
+    }
+    aka_live_update(r, line);
+}
+
+static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const char *repo_root,
+                 struct aka_err *err)
+{
+    if (aka_operator_load(o->op_dir, &r->op, err) < 0 || check_framework(&r->op, o->framework, err) < 0 ||
+        aka_realpath(o->op_dir, &r->op_dir_abs, err) < 0 ||
+        aka_runtime_pins_from_env(&r->pins, err) < 0 ||
+        aka_optimize_workspace_path(o, r->op.name, &r->ws, err) < 0)
+        return -1;
+    r->camp = (struct aka_campaign){
+        .mode = o->optimization_mode,
+        .framework = o->framework,
+        .platform = o->platform,
+        .agent = o->agent_cli,
+        .op_dir = r->op_dir_abs.buf,
+        .op_name = r->op.name,
+        .layout = aka_layout_name(r->op.layout),
+        .kernel = aka_kernel_file_name(&r->op),
+        .sandbox_isolation = o->sandbox_isolation,
+        .contract = &r->op.contract,
+        .pins = &r->pins,
+    };
+    r->env = (struct aka_measure_env){
+        .repo_root = repo_root,
+        .timeout_s = o->sandbox_timeout,
+        .timed_runs = -1,
+        .warmup = -1,
+        .multi_seed = 5,
+        .progress = say,
+        .progress_data = r,
+    };
+    return 0;
+}
+
+static void run_release(struct aka_run *r)
+{
+    aka_lock_release(&r->lock);
+    aka_operator_release(&r->op);
+    aka_runtime_pins_release(&r->pins);
+    strbuf_release(&r->ws);
+    strbuf_release(&r->op_dir_abs);
+}
+
+static int bootstrap(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_err *err)
+{
+    struct aka_version_summary v0 = {0}, v1 = {0};
+    if (aka_workspace_lock(r->ws.buf, &r->lock, err) < 0 ||
+        aka_campaign_pin_or_check(r->ws.buf, &r->camp, err) < 0)
+        return -1;
+    r->live_ok = true;
+    aka_optimize_progress(r, "workspace %s", r->ws.buf);
+    if (aka_workspace_materialize(r->ws.buf, &r->op, &r->camp, o->notes, err) < 0 ||
+        aka_bootstrap_v0(r->ws.buf, &r->camp, &r->env, &v0, err) < 0)
+        return -1;
+    aka_optimize_progress(r, "V0 recorded: latency %.3f us (commit %.12s)", v0.latency_us_geomean,
+                          v0.commit);
+    if (aka_optimize_v1(r, o, &v1, err) < 0)
+        return -1;
+    return 0;
+}
+
+int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, FILE *progress,
+                     char *stop_reason, size_t stop_len, struct aka_err *err)
+{
+    struct aka_run r = {.lock = AKA_LOCK_INIT, .ws = STRBUF_INIT, .op_dir_abs = STRBUF_INIT,
+                        .progress = progress};
+    int rc = setup(&r, o, repo_root, err);
+    if (rc == 0)
+        rc = bootstrap(&r, o, err);
+    if (rc == 0)
+        rc = aka_optimize_loop(&r, o, stop_reason, stop_len, err);
+    if (rc < 0)
+        aka_live_update(&r, err->msg);
+    run_release(&r);
+    return rc < 0 ? (err->code ? err->code : AKA_EXIT_FAILED) : AKA_EXIT_OK;
+}

@@ -1,0 +1,130 @@
+/*
+ * loop.c — the V1 decision, the live view and the top of the episode loop.
+ *
+ * Budgets are mechanical and checked at the loop top (upstream invariant 13):
+ * the highest canonical version against --max-iters, the persisted token count
+ * in .aka/state.json against --token-budget. Because both are read from disk,
+ * a stopped campaign rerun with a larger budget simply goes on.
+ */
+#include "base/fs.h"
+#include "base/json.h"
+#include "optimize/internal.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void aka_optimize_progress(struct aka_run *r, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    r->env.progress(line, r);
+}
+
+static long latest_version(const char *ws)
+{
+    struct aka_memory_listing l = {0};
+    struct strbuf dir = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    aka_path_join(&dir, ws, "memory");
+    long v = aka_memory_list(dir.buf, &l, &ignored) < 0 ? -1 : aka_memory_latest(&l);
+    aka_memory_listing_release(&l);
+    strbuf_release(&dir);
+    return v;
+}
+
+void aka_live_update(struct aka_run *r, const char *phase)
+{
+    if (!r->live_ok)
+        return;
+    char now[AKA_TIMESTAMP_MAX];
+    struct strbuf p = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    aka_record_now(now);
+    json_t *doc = json_pack("{s:s, s:b, s:s, s:s, s:I, s:s}", "schema", "aka.live.v1",
+                            "canonical", 0, "phase", phase, "workspace", r->ws.buf,
+                            "latest_version", (json_int_t)latest_version(r->ws.buf), "updated_at",
+                            now);
+    aka_path_join(&p, r->ws.buf, "memory");
+    bool ready = aka_is_dir(p.buf);
+    strbuf_addstr(&p, "/live.json");
+    if (doc && ready)
+        aka_json_write_file(p.buf, doc, &ignored);
+    json_decref(doc);
+    strbuf_release(&p);
+}
+
+static bool v1_wanted(const struct aka_optimize_opts *o)
+{
+    if (strcmp(o->framework_baseline, "never") == 0)
+        return false;
+    /* The built-in agent needs the seed's knobs, in either mode (DESIGN §9). */
+    if (strcmp(o->agent_cli, "builtin") == 0)
+        return true;
+    return strcmp(o->framework_baseline, "always") == 0 || aka_optimize_is_production(o);
+}
+
+int aka_optimize_v1(struct aka_run *r, const struct aka_optimize_opts *o,
+                    struct aka_version_summary *v1, struct aka_err *err)
+{
+    struct strbuf seed = STRBUF_INIT;
+    int rc = 0;
+    if (!v1_wanted(o)) {
+        aka_optimize_progress(r, "V1: skipped (--framework-baseline %s, %s mode)",
+                              o->framework_baseline, o->optimization_mode);
+    } else if (strcmp(o->agent_cli, "builtin") != 0) {
+        rc = aka_err_set(err, AKA_EXIT_FAILED,
+                         "V1: a framework baseline written by --agent-cli %s needs the agent "
+                         "session stage, which this aka build does not have yet; use "
+                         "--framework-baseline never or --agent-cli builtin",
+                         o->agent_cli);
+    } else if (!aka_seed_kernel_path(&r->op, o->framework, &seed)) {
+        aka_optimize_progress(r, "V1: %s has no seed kernel %s; the campaign starts from V0",
+                              r->op.name, seed.buf);
+    } else {
+        rc = aka_bootstrap_v1_seed(r->ws.buf, &r->camp, seed.buf, &r->env, v1, err);
+        if (rc == 0 && v1->version == 1)
+            aka_optimize_progress(r, "V1 recorded: latency %.3f us (commit %.12s)",
+                                  v1->latency_us_geomean, v1->commit);
+        else if (rc == 0)
+            aka_optimize_progress(r, "V1: already pinned (framework_baseline.json at HEAD)");
+    }
+    strbuf_release(&seed);
+    return rc;
+}
+
+static long long state_tokens(const char *ws)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    json_t *doc = NULL;
+    long long tokens = 0;
+    aka_path_join(&p, ws, ".aka/state.json");
+    if (aka_is_file(p.buf) && aka_json_load_file(p.buf, &doc, &ignored) == 0)
+        tokens = json_integer_value(json_object_get(doc, "tokens"));
+    json_decref(doc);
+    strbuf_release(&p);
+    return tokens;
+}
+
+int aka_optimize_loop(struct aka_run *r, const struct aka_optimize_opts *o, char *stop_reason,
+                      size_t stop_len, struct aka_err *err)
+{
+    long latest = latest_version(r->ws.buf);
+    long long tokens = state_tokens(r->ws.buf);
+    if (latest >= o->max_iters) {
+        snprintf(stop_reason, stop_len, "budget: max-iters (v%ld >= %d)", latest, o->max_iters);
+    } else if (o->token_budget > 0 && tokens >= o->token_budget) {
+        snprintf(stop_reason, stop_len, "budget: token-budget (%lld >= %lld tokens)", tokens,
+                 o->token_budget);
+    } else {
+        return aka_err_set(err, AKA_EXIT_FAILED,
+                           "episode v%ld: the episode engine is not in this aka build yet; "
+                           "the recorded versions are kept and a rerun resumes from v%ld",
+                           latest + 1, latest);
+    }
+    aka_optimize_progress(r, "stop: %s", stop_reason);
+    return 0;
+}
