@@ -108,7 +108,7 @@ struct aka_probe {
 
 struct aka_timing {
     bool present;
-    char *method; /* e.g. "cuda_events", "monotonic_clock" */
+    char *method; /* e.g. "cuda_event", "cuda_graph", "cpu_monotonic", "none" */
     long long warmup, reps;
     bool l2_flush;
     struct aka_shape_map cv_by_shape; /* coefficient of variation per shape */

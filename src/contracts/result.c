@@ -265,20 +265,33 @@ static int get_shape_map(const struct jctx *c, json_t *obj, const char *path, co
     return rc;
 }
 
-static int get_string_list(const struct jctx *c, json_t *obj, const char *key, struct strvec *out)
+/*
+ * failures[]: each entry is a message string, or an object whose "message"
+ * names the shape (the Python harness adds structured fields beside it:
+ * shape_id, output, first_mismatch_index, ...). The message is what aka
+ * keeps and shows; the structured fields are the harness's business.
+ */
+static int get_failures(const struct jctx *c, json_t *obj, struct strvec *out)
 {
     json_t *arr = NULL, *item;
     size_t i;
-    if (jget_arr(c, obj, "", key, false, &arr) < 0)
+    if (jget_arr(c, obj, "", "failures", false, &arr) < 0)
         return -1;
     json_array_foreach(arr, i, item)
     {
-        if (!json_is_string(item)) {
-            char path[64];
-            snprintf(path, sizeof(path), "%s[%zu]", key, i);
-            return aka_record_expected(c, path, "a string", item);
+        char path[64];
+        const char *msg = NULL;
+        snprintf(path, sizeof(path), "failures[%zu]", i);
+        if (json_is_object(item)) {
+            struct jctx inner = *c;
+            if (jget_str(&inner, item, path, "message", true, &msg) < 0)
+                return -1;
+        } else if (json_is_string(item)) {
+            msg = json_string_value(item);
+        } else {
+            return aka_record_expected(c, path, "a string or an object with a message", item);
         }
-        strvec_push(out, json_string_value(item));
+        strvec_push(out, msg);
     }
     return 0;
 }
@@ -301,16 +314,22 @@ static int get_seeds(const struct jctx *c, json_t *obj, struct aka_result *r)
     return 0;
 }
 
+/* How a harness timed; "none" when nothing was timed (e.g. every shape failed). */
+static const char *const timing_methods[] = {"cuda_event", "cuda_graph", "cpu_monotonic", "none",
+                                             NULL};
+
 static int get_timing(const struct jctx *c, json_t *obj, struct aka_timing *t)
 {
     static const char *const keys[] = {"method", "warmup", "reps", "l2_flush", "cv_by_shape", NULL};
     json_t *o = NULL;
+    int method = 0;
     if (jget_obj(c, obj, "", "timing", false, &o) < 0)
         return -1;
     if (!o)
         return 0;
     t->present = true;
     return jcheck_keys(c, o, "timing", keys) < 0 ||
+                   jget_enum(c, o, "timing", "method", true, timing_methods, &method) < 0 ||
                    get_owned_str(c, o, "timing", "method", true, &t->method) < 0 ||
                    jget_int(c, o, "timing", "warmup", true, &t->warmup) < 0 ||
                    jget_int(c, o, "timing", "reps", true, &t->reps) < 0 ||
@@ -448,7 +467,7 @@ static int get_fields(const struct jctx *c, json_t *o, struct aka_result *r)
     if (jget_bool(c, o, "", "all_pass", true, &r->all_pass) < 0 ||
         jget_int(c, o, "", "total", true, &r->total) < 0 ||
         jget_int(c, o, "", "passed", true, &r->passed) < 0 ||
-        get_string_list(c, o, "failures", &r->failures) < 0 || get_masked(c, o, r) < 0 ||
+        get_failures(c, o, &r->failures) < 0 || get_masked(c, o, r) < 0 ||
         get_shape_map(c, o, "", "latency_us_by_shape", &r->latency_us_by_shape) < 0 ||
         get_measures(c, o, r) < 0 ||
         get_owned_str(c, o, "", "evaluator", false, &r->evaluator) < 0 ||

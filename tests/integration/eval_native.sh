@@ -82,7 +82,7 @@ if want_pass:
     assert all(isinstance(v, num) and v > 0 for v in r["latency_us_by_shape"].values())
     for k in ("latency_us_geomean", "speedup_vs_ref_mean", "performance_score"):
         assert isinstance(r[k], num) and r[k] > 0, k
-    assert r["evaluator"] == "aka.native.c" and t["method"] == "monotonic_clock"
+    assert r["evaluator"] == "aka.native.c" and t["method"] == "cpu_monotonic"
 EOF
 }
 

@@ -164,7 +164,7 @@ static const char *result_line(const char *sha, const char *eval_id, bool pass)
              "RESULT_JSON={\"all_pass\":%s,\"total\":1,\"passed\":%d,\"failures\":[%s],"
              "\"latency_us_by_shape\":{\"s\":1.5},\"evaluator\":\"aka.native.c\","
              "\"eval_id\":\"%s\",\"kernel_sha256\":\"%s\",\"seeds\":[0],"
-             "\"timing\":{\"method\":\"monotonic_clock\",\"warmup\":1,\"reps\":2,"
+             "\"timing\":{\"method\":\"cpu_monotonic\",\"warmup\":1,\"reps\":2,"
              "\"l2_flush\":false,\"cv_by_shape\":{\"s\":0.01}},\"actionable_diagnostics\":[]}\n",
              pass ? "true" : "false", pass ? 1 : 0, pass ? "" : "\"sid=s: wrong\"", eval_id, sha);
     return buf;

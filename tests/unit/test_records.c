@@ -65,7 +65,7 @@ static const char full_result[] =
     "\"speedup_vs_ref_mean\":1.6,\"performance_score\":1.6,\"max_abs_err\":0.0,"
     "\"max_rel_err\":1e-6,\"evaluator\":\"aka/native-c\",\"eval_id\":\"e-1\","
     "\"kernel_sha256\":\"" SHA "\",\"seeds\":[42,43],"
-    "\"timing\":{\"method\":\"cuda_events\",\"warmup\":10,\"reps\":100,\"l2_flush\":true,"
+    "\"timing\":{\"method\":\"cuda_event\",\"warmup\":10,\"reps\":100,\"l2_flush\":true,"
     "\"cv_by_shape\":{\"s0\":0.01,\"s1\":null}},"
     "\"actionable_diagnostics\":[{\"stage\":\"compile_import\",\"shape_id\":null,"
     "\"message\":\"warning: x\"}],"
@@ -280,7 +280,7 @@ static void t_result_writer(void **state)
     aka_result_set_string(&r.evaluator, "aka/native-c");
     aka_result_add_diagnostic(&r, "candidate_runtime", "s1", "segfault");
     r.timing.present = true;
-    aka_result_set_string(&r.timing.method, "monotonic_clock");
+    aka_result_set_string(&r.timing.method, "cpu_monotonic");
     r.timing.warmup = 3, r.timing.reps = 20;
     assert_int_equal(aka_result_print(f, &r, &err), 0);
     fclose(f);

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     }
     memset(&be, 0, sizeof(be));
     be.evaluator = "aka.native.c";
-    be.method = "monotonic_clock";
+    be.method = "cpu_monotonic";
     be.max_copies = 64;
     be.alloc = cpu_alloc;
     be.release = free;

@@ -185,7 +185,7 @@ static void fill_backend(hx_backend *be)
 {
     memset(be, 0, sizeof(*be));
     be->evaluator = "aka.native.cuda";
-    be->method = "cuda_events";
+    be->method = "cuda_event";
     be->l2_flush = 1;
     be->max_copies = 2;
     be->stream = (void *)g_stream;

@@ -142,10 +142,12 @@ class Result:
                 "reps": self.reps,
                 "l2_flush": self.l2_flush,
                 "cv_by_shape": {alias[s.shape_id]: _round(s.cv) for s in shapes if s.cv is not None},
-                "ref_latency_us_by_shape": {alias[s.shape_id]: _round(s.ref_latency_us)
-                                            for s in shapes if s.ref_latency_us is not None},
                 **self.timing_extra,
             },
+            # Top level, as the native harness writes it: aka's result reader
+            # keeps unknown top-level fields, while `timing` has a fixed set.
+            "reference_latency_us_by_shape": {alias[s.shape_id]: _round(s.ref_latency_us)
+                                              for s in shapes if s.ref_latency_us is not None},
             "actionable_diagnostics": [self._mask_diag(d, alias) for d in self.diagnostics],
         }
         if len(self.failures) > MAX_FAILURES:
