@@ -165,7 +165,7 @@ static void add_system(struct strvec *a, const char *ctl)
 
 static int add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err)
 {
-    int ids[AKA_SBX_MAX_GPUS];
+    int ids[AKA_SBX_MAX_GPUS] = {0}; /* zeroed: gcc -O2 cannot see that sbx_gpu_ids fills n */
     size_t n = 0;
     struct strbuf node = STRBUF_INIT;
 

@@ -84,8 +84,9 @@ int aka_platform_parse(const char *s, struct aka_platform *out, struct aka_err *
     for (int i = 0; gpu && nvidia_gpus[i].gpu; i++)
         if (strcmp(gpu, nvidia_gpus[i].gpu) == 0)
             snprintf(out->cuda_arch, sizeof(out->cuda_arch), "%s", nvidia_gpus[i].arch);
+    /* is_sm_arch bounds the length, but the compiler cannot see that: use %.15s. */
     if (gpu && !out->cuda_arch[0] && is_sm_arch(gpu))
-        snprintf(out->cuda_arch, sizeof(out->cuda_arch), "%s", gpu);
+        snprintf(out->cuda_arch, sizeof(out->cuda_arch), "%.15s", gpu);
     if (!out->cuda_arch[0])
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--platform: expected cpu, nvidia/<gpu> (a100, l40s, h100, h200, "
