@@ -53,7 +53,8 @@ BIG = "big"
 
 
 def private_copy(layout: str, op: str, shape: dict, tmp: str) -> str:
-    dst = os.path.join(tmp, op)
+    dst = tempfile.mkdtemp(prefix=op + "-", dir=tmp)
+    os.rmdir(dst)  # copytree creates it
     shutil.copytree(os.path.join(OPS, op), dst)
     if layout == "atrex":
         path = os.path.join(dst, "shapes.json")
