@@ -89,8 +89,8 @@ enum aka_prompt_mode {
 #define AKA_ARGV_PROMPT_MAX ((size_t)96 * 1024)
 
 struct aka_cmdline {
-    const char *cli;        /* argv[0] */
-    const char *prompt;     /* ARGV: the text; FILE_REF: the brief's path */
+    const char *cli;    /* argv[0] */
+    const char *prompt; /* ARGV: the text; FILE_REF: the brief's path */
     enum aka_prompt_mode prompt_mode;
     const char *session_id; /* the supervisor's UUID (claude, qodercli, pi) */
     const char *resume_id;  /* NULL: fresh */
@@ -104,9 +104,9 @@ struct aka_adapter {
     const char *id;
     const char *settings_var; /* ATREX_<BACKEND>_SESSION_SETTINGS */
     bool can_resume;
-    bool own_session_id;            /* the supervisor picks the id (not codex) */
+    bool own_session_id;             /* the supervisor picks the id (not codex) */
     enum aka_prompt_mode large_mode; /* how a brief over AKA_ARGV_PROMPT_MAX is passed */
-    bool brief_by_path;             /* always FILE_REF with the brief's path (builtin) */
+    bool brief_by_path;              /* always FILE_REF with the brief's path (builtin) */
     int (*build_argv)(const struct aka_cmdline *c, struct strvec *argv, struct aka_err *err);
     void (*parse)(FILE *in, struct aka_agent_stream *s);
 };
@@ -126,8 +126,8 @@ bool aka_agent_effort_valid(const char *effort);
 /* Parse stdout of one invocation, in memory (tests) or from the capture file. */
 void aka_agent_parse_buf(const struct aka_adapter *a, const char *buf, size_t len,
                          struct aka_agent_stream *s);
-int aka_agent_parse_file(const struct aka_adapter *a, const char *path,
-                         struct aka_agent_stream *s, struct aka_err *err);
+int aka_agent_parse_file(const struct aka_adapter *a, const char *path, struct aka_agent_stream *s,
+                         struct aka_err *err);
 
 /* The Claude-like parser shared by claude and qodercli. */
 void aka_claude_like_parse(FILE *in, struct aka_agent_stream *s);
@@ -136,12 +136,12 @@ bool aka_claude_is_transient_error(const json_t *ev);
 /* ---- Codex rollout ledger (codex_ledger.c) -------------------------------- */
 
 struct aka_codex_ledger {
-    char home[4096];                /* CODEX_HOME */
-    char path[4096];                /* the rollout file, "" until found */
-    long long offset;               /* bytes already accounted for */
+    char home[4096];                   /* CODEX_HOME */
+    char path[4096];                   /* the rollout file, "" until found */
+    long long offset;                  /* bytes already accounted for */
     struct aka_token_usage cumulative; /* the thread's cumulative usage at offset */
-    double since;                   /* unix time the invocation started */
-    bool resumed_from_file;         /* cumulative was read from the thread's earlier file */
+    double since;                      /* unix time the invocation started */
+    bool resumed_from_file;            /* cumulative was read from the thread's earlier file */
 };
 
 /* Before an invocation: remember where the thread's rollout ends now. */
@@ -157,8 +157,8 @@ int aka_codex_ledger_apply(struct aka_codex_ledger *l, const char *worktree,
 /* ---- process guard rules (guard_rules.c, guard_python.c) ------------------ */
 
 struct aka_guard_config {
-    char screen[128];     /* protected gateway screen session name */
-    char state_dir[4096]; /* protected gateway state directory */
+    char screen[128];           /* protected gateway screen session name */
+    char state_dir[4096];       /* protected gateway state directory */
     struct strvec config_files; /* protected gateway configuration files */
 };
 void aka_guard_config_init(struct aka_guard_config *c, const char *const *env);

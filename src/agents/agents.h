@@ -40,15 +40,15 @@ void aka_token_usage_add(struct aka_token_usage *a, const struct aka_token_usage
 json_t *aka_token_usage_to_json(const struct aka_token_usage *u);
 
 struct aka_agent_request {
-    const char *backend;       /* claude | qodercli | codex | pi | builtin */
-    const char *cli_path;      /* the CLI binary; NULL: the backend's default name on PATH */
-    const char *worktree;      /* the session's working directory */
-    const char *brief_file;    /* the prompt (rendered brief), passed as the CLI expects */
-    const char *capture_dir;   /* a fresh directory per invocation: stdout, stderr, events */
+    const char *backend;           /* claude | qodercli | codex | pi | builtin */
+    const char *cli_path;          /* the CLI binary; NULL: the backend's default name on PATH */
+    const char *worktree;          /* the session's working directory */
+    const char *brief_file;        /* the prompt (rendered brief), passed as the CLI expects */
+    const char *capture_dir;       /* a fresh directory per invocation: stdout, stderr, events */
     const char *resume_session_id; /* NULL: fresh session; else resume that thread */
-    const char *const *env;    /* extra "NAME=VALUE" (ATREX_AKA_WORKSPACE, ...), NULL-terminated */
-    long timeout_s;            /* 0: none */
-    const char *model;         /* optional model name for backends that take one */
+    const char *const *env; /* extra "NAME=VALUE" (ATREX_AKA_WORKSPACE, ...), NULL-terminated */
+    long timeout_s;         /* 0: none */
+    const char *model;      /* optional model name for backends that take one */
     /* Added by the runtime implementation (all optional; zero/NULL = default). */
     const char *effort;     /* low|medium|high|xhigh|max; NULL: max */
     const char *repo_root;  /* asset tree holding runtime/guard; NULL: $ATREX_AKA_HOME */
@@ -56,23 +56,23 @@ struct aka_agent_request {
 };
 
 struct aka_agent_result {
-    int exit_code;          /* normalized; 124 timeout; 126 policy violation */
+    int exit_code; /* normalized; 124 timeout; 126 policy violation */
     bool timed_out;
-    int term_signal;        /* 0 when it exited */
-    bool policy_violation;  /* the guard killed it */
-    char violation[512];    /* why, when policy_violation */
-    char session_id[256];   /* backend thread id for resume; "" when unknown */
+    int term_signal;       /* 0 when it exited */
+    bool policy_violation; /* the guard killed it */
+    char violation[512];   /* why, when policy_violation */
+    char session_id[256];  /* backend thread id for resume; "" when unknown */
     struct aka_token_usage usage;
-    pid_t pgid;             /* the session's process group (for crash recovery records) */
+    pid_t pgid; /* the session's process group (for crash recovery records) */
     double wall_seconds;
     /* Added by the runtime implementation. */
-    unsigned long long pgid_start_ticks; /* the leader's start time (/proc stat field 22),
-                                            so a recorded group is only ever killed by identity */
-    char observation_errors[512]; /* comma-separated short codes ("" when none) */
+    unsigned long long pgid_start_ticks;      /* the leader's start time (/proc stat field 22),
+                                                 so a recorded group is only ever killed by identity */
+    char observation_errors[512];             /* comma-separated short codes ("" when none) */
     struct aka_token_usage stream_cumulative; /* codex: the thread's cumulative usage on stdout */
-    bool transient_api_error;     /* the stream reported a known transient API failure */
-    bool usage_delta_observed;    /* per-call usage was seen (phase attribution possible) */
-    double violation_latency_ms;  /* offending process start (or file change) -> all dead; -1 */
+    bool transient_api_error;    /* the stream reported a known transient API failure */
+    bool usage_delta_observed;   /* per-call usage was seen (phase attribution possible) */
+    double violation_latency_ms; /* offending process start (or file change) -> all dead; -1 */
 };
 
 /* Known backend names, NULL-terminated, in --agent-cli order. */

@@ -83,8 +83,8 @@ void aka_agent_parse_buf(const struct aka_adapter *a, const char *buf, size_t le
     fclose(in);
 }
 
-int aka_agent_parse_file(const struct aka_adapter *a, const char *path,
-                         struct aka_agent_stream *s, struct aka_err *err)
+int aka_agent_parse_file(const struct aka_adapter *a, const char *path, struct aka_agent_stream *s,
+                         struct aka_err *err)
 {
     FILE *in = fopen(path, "re");
     if (!in)

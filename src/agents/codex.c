@@ -116,8 +116,8 @@ static int codex_argv(const struct aka_cmdline *c, struct strvec *argv, struct a
         strvec_pushv(argv, (const char *const[]){"resume", "--json", NULL});
     else
         strvec_pushv(argv, (const char *const[]){"--json", "--color", "never", NULL});
-    strvec_pushv(argv, (const char *const[]){"--dangerously-bypass-approvals-and-sandbox", "-c",
-                                             NULL});
+    strvec_pushv(argv,
+                 (const char *const[]){"--dangerously-bypass-approvals-and-sandbox", "-c", NULL});
     strvec_pushf(argv, "model_reasoning_effort=\"%s\"", c->effort);
     if (c->model) {
         strvec_push(argv, "-c");
@@ -178,9 +178,8 @@ static void codex_event(json_t *ev, void *data)
             s->terminal = u; /* cumulative for the thread: the last one wins */
     } else if (str_eq(type, "item.completed")) {
         json_t *item = json_object_get(ev, "item"), *code = json_object_get(item, "exit_code");
-        if (str_eq(json_object_get(item, "type"), "command_execution") &&
-            json_is_integer(code) && json_integer_value(code) == 0 &&
-            str_eq(json_object_get(item, "status"), "completed"))
+        if (str_eq(json_object_get(item, "type"), "command_execution") && json_is_integer(code) &&
+            json_integer_value(code) == 0 && str_eq(json_object_get(item, "status"), "completed"))
             aka_agent_stream_scan_receipts(s, json_object_get(item, "aggregated_output"));
     }
 }

@@ -32,8 +32,9 @@
 #define META_SCAN_LINES   32
 #define WALK_MAX_DEPTH    6
 
-static const char *const usage_keys[] = {"input_tokens", "output_tokens", "cached_input_tokens",
-                                         "cache_write_input_tokens", "total_tokens", NULL};
+static const char *const usage_keys[] = {"input_tokens",        "output_tokens",
+                                         "cached_input_tokens", "cache_write_input_tokens",
+                                         "total_tokens",        NULL};
 
 /* ---- finding the rollout file ------------------------------------------- */
 
@@ -72,13 +73,12 @@ static bool name_has_thread(const char *path, const char *name, void *data)
     const char *thread = data;
     size_t n = strlen(name), t = strlen(thread);
     (void)path;
-    return strncmp(name, "rollout-", 8) == 0 && n > t + 6 &&
-           strcmp(name + n - 6, ".jsonl") == 0 && strncmp(name + n - 6 - t, thread, t) == 0;
+    return strncmp(name, "rollout-", 8) == 0 && n > t + 6 && strcmp(name + n - 6, ".jsonl") == 0 &&
+           strncmp(name + n - 6 - t, thread, t) == 0;
 }
 
 /* The newest rollout of a thread, or "" (retried while Codex flushes it). */
-static void find_by_thread(const char *home, const char *thread, bool retry, char *out,
-                           size_t size)
+static void find_by_thread(const char *home, const char *thread, bool retry, char *out, size_t size)
 {
     struct strbuf dir = STRBUF_INIT;
     aka_path_join(&dir, home, "sessions");
@@ -136,8 +136,7 @@ static bool meta_matches(const char *path, const char *name, void *data)
     return hit;
 }
 
-static int find_by_cwd(struct aka_codex_ledger *l, const char *worktree,
-                       struct aka_agent_stream *s)
+static int find_by_cwd(struct aka_codex_ledger *l, const char *worktree, struct aka_agent_stream *s)
 {
     struct strbuf dir = STRBUF_INIT, real = STRBUF_INIT;
     struct aka_err err = AKA_ERR_INIT;

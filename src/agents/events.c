@@ -66,8 +66,9 @@ static void take_receipt(struct aka_agent_stream *s, const char *json_text, size
     const char *action = json_string_value(json_object_get(r, "action"));
     json_t *phase = json_object_get(r, "phase"), *id = json_object_get(r, "marker_id");
     bool ok = json_is_object(r) && str_is(json_object_get(r, "schema"), RECEIPT_SCHEMA) &&
-              str_is(json_object_get(r, "kind"), "phase_marker") && action && (strcmp(action, "start") == 0 || strcmp(action, "end") == 0) &&
-              nonempty_str(phase) && nonempty_str(id);
+              str_is(json_object_get(r, "kind"), "phase_marker") && action &&
+              (strcmp(action, "start") == 0 || strcmp(action, "end") == 0) && nonempty_str(phase) &&
+              nonempty_str(id);
     if (ok) {
         struct aka_agent_event e;
         memset(&e, 0, sizeof(e));

@@ -180,8 +180,15 @@ static size_t take_import(const struct toks *t, size_t i, struct pyscan *s)
 static size_t take_from(const struct toks *t, size_t i, struct pyscan *s)
 {
     struct strbuf path = STRBUF_INIT;
-    if (tok_is(t, i + 1, T_OP, "."))
-        return i + 1;
+    if (tok_is(t, i + 1, T_OP, ".")) { /* relative: skip `from .x import a, b` whole */
+        size_t j = i + 1;
+        while (tok_is(t, j, T_OP, ".") ||
+               (tok_is(t, j, T_NAME, NULL) && strcmp(t->v[j].text, "import") != 0))
+            j++;
+        for (j++; tok_is(t, j, T_NAME, NULL) || tok_is(t, j, T_OP, ","); j++)
+            ;
+        return j;
+    }
     i = dotted(t, i + 1, &path);
     if (path.len)
         take_module(s, path.buf);
@@ -197,7 +204,7 @@ static size_t take_from(const struct toks *t, size_t i, struct pyscan *s)
 static const char *call_literal(const struct toks *t, size_t i)
 {
     return tok_is(t, i + 1, T_OP, "(") && tok_is(t, i + 2, T_STRING, NULL) ? t->v[i + 2].text
-                                                                          : NULL;
+                                                                           : NULL;
 }
 
 static void scan_tokens(const struct toks *t, struct pyscan *s, int depth)
@@ -205,8 +212,8 @@ static void scan_tokens(const struct toks *t, struct pyscan *s, int depth)
     for (size_t i = 0; i < t->n; i++) {
         const struct tok *k = &t->v[i];
         const char *lit = k->kind == T_NAME ? call_literal(t, i) : NULL;
-        if (k->kind == T_STRING && (strcmp(k->text, "cuda") == 0 ||
-                                    strncmp(k->text, "cuda:", 5) == 0))
+        if (k->kind == T_STRING &&
+            (strcmp(k->text, "cuda") == 0 || strncmp(k->text, "cuda:", 5) == 0))
             s->cuda_string = true;
         if (k->kind == T_OP && strcmp(k->text, ".") == 0 && tok_is(t, i + 1, T_NAME, "cuda"))
             s->cuda_attr = true;

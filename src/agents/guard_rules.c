@@ -92,8 +92,9 @@ static bool any_word(struct words w, size_t from, const char *const *list)
 
 static bool skip_config_name(const char *name)
 {
-    static const char *const suffixes[] = {".db", ".db-wal", ".db-shm", ".sqlite", ".sqlite3",
-                                           "-wal", "-shm", ".log", ".lock", ".pid", NULL};
+    static const char *const suffixes[] = {".db",      ".db-wal", ".db-shm", ".sqlite",
+                                           ".sqlite3", "-wal",    "-shm",    ".log",
+                                           ".lock",    ".pid",    NULL};
     size_t n = strlen(name);
     for (const char *const *s = suffixes; *s; s++)
         if (n >= strlen(*s) && strcmp(name + n - strlen(*s), *s) == 0)
@@ -161,7 +162,6 @@ void aka_guard_config_release(struct aka_guard_config *c)
 {
     strvec_clear(&c->config_files);
 }
-
 
 /* ---- splitting a shell script into simple commands -------------------------- */
 
@@ -261,7 +261,7 @@ static bool is_assignment(const char *w)
 /* Drop prefixes that run another command: returns the index of the real command. */
 static size_t unwrap(struct words w)
 {
-    static const char *const simple[] = {"env",  "command", "sudo", "nohup", "exec",
+    static const char *const simple[] = {"env",  "command", "sudo", "nohup",  "exec",
                                          "time", "setsid",  "nice", "stdbuf", NULL};
     char name[64];
     size_t i = 0;
@@ -278,8 +278,8 @@ static size_t unwrap(struct words w)
                 i++;
         } else if (strcmp(name, "timeout") == 0) {
             i++;
-            while (i < w.n && w.v[i][0] == '-')
-                i++;
+            while (i < w.n && w.v[i][0] == '-') /* -s SIG and -k DUR take a value */
+                i += (!strcmp(w.v[i], "-s") || !strcmp(w.v[i], "-k")) && i + 1 < w.n ? 2 : 1;
             i += i < w.n; /* the duration */
         } else {
             break;
@@ -322,6 +322,8 @@ static bool has_in_place_flag(struct words w)
 
 static bool screen_arg(const char *a, const struct aka_guard_config *c)
 {
+    if (!a)
+        return false;
     size_t n = strlen(a), s = strlen(c->screen);
     return strcasecmp(a, c->screen) == 0 ||
            (n > s && a[n - s - 1] == '.' && strcasecmp(a + n - s, c->screen) == 0);
@@ -329,8 +331,8 @@ static bool screen_arg(const char *a, const struct aka_guard_config *c)
 
 static bool python_code_mutates_state(struct words w, const struct aka_guard_config *c)
 {
-    static const char *const verbs[] = {"rmtree", "unlink", "remove", "rename", "replace",
-                                        "sqlite3", "write", NULL};
+    static const char *const verbs[] = {"rmtree",  "unlink",  "remove", "rename",
+                                        "replace", "sqlite3", "write",  NULL};
     for (size_t i = 1; i + 1 < w.n; i++) {
         if (strcmp(w.v[i], "-c") != 0 || !strcasestr(w.v[i + 1], c->state_dir))
             continue;
@@ -341,8 +343,7 @@ static bool python_code_mutates_state(struct words w, const struct aka_guard_con
     return false;
 }
 
-static const char *gateway_rule(struct words w, const char *name,
-                                const struct aka_guard_config *c)
+static const char *gateway_rule(struct words w, const char *name, const struct aka_guard_config *c)
 {
     static const char *const any_arg[] = {"rm",    "rmdir", "unlink", "shred", "truncate", "mv",
                                           "touch", "chmod", "chown",  "tee",   "dd",       NULL};
@@ -415,8 +416,8 @@ static bool pip_installs(struct words w, size_t from)
 
 static bool setup_py_builds(struct words w)
 {
-    static const char *const verbs[] = {"install", "build",   "build_ext",
-                                        "bdist_wheel", "develop", "bdist_egg", NULL};
+    static const char *const verbs[] = {"install", "build",     "build_ext", "bdist_wheel",
+                                        "develop", "bdist_egg", NULL};
     for (size_t i = 0; i < w.n; i++) {
         char name[64];
         if (strcmp(cmd_name(w.v[i], name, sizeof(name)), "setup.py") == 0)
@@ -460,16 +461,16 @@ static bool manager_installs(const char *name, struct words w)
 
 static bool uv_installs(struct words w)
 {
-    static const char *const pip_verbs[] = {"install", "sync", "compile", NULL};
     static const char *const verbs[] = {"add", "sync", NULL};
+    static const char *const pip_verbs[] = {"install", "sync", "compile", NULL};
     const char *sub = first_operand(w, 1);
     if (!sub)
         return false;
-    if (strcmp(sub, "pip") == 0) {
-        for (size_t i = 1; i < w.n; i++)
-            if (strcmp(w.v[i], "pip") == 0)
-                return pip_installs(w, i + 1);
-    }
+    for (size_t i = 1; strcmp(sub, "pip") == 0 && i < w.n; i++)
+        if (strcmp(w.v[i], "pip") == 0) {
+            const char *verb = first_operand(w, i + 1);
+            return verb && name_in(verb, pip_verbs);
+        }
     if (strcmp(sub, "tool") == 0)
         return any_word(w, 2, (const char *const[]){"install", NULL});
     return name_in(sub, verbs);
@@ -478,8 +479,8 @@ static bool uv_installs(struct words w)
 static const char *segment_rules(struct words w, const struct aka_guard_config *c, int depth);
 
 /* `python ... -- CMD` and `aka ... -- CMD`: the command after `--` is checked too. */
-static const char *after_dashes(struct words w, const char *name,
-                                const struct aka_guard_config *c, int depth)
+static const char *after_dashes(struct words w, const char *name, const struct aka_guard_config *c,
+                                int depth)
 {
     if (!is_python(name) && strcmp(name, "aka") != 0)
         return NULL;
@@ -502,8 +503,8 @@ static const char *install_rule(struct words w, const char *name)
     if (manager_installs(name, w) || name_in(name, npx_like) || setup_py_builds(w))
         return R_INSTALL;
     const char *mod = is_python(name) ? python_module(w, &rest) : NULL;
-    if (mod && ((strcmp(mod, "pip") == 0 && pip_installs(w, rest)) ||
-                strcmp(mod, "build") == 0 || strcmp(mod, "ensurepip") == 0 ||
+    if (mod && ((strcmp(mod, "pip") == 0 && pip_installs(w, rest)) || strcmp(mod, "build") == 0 ||
+                strcmp(mod, "ensurepip") == 0 ||
                 (strcmp(mod, "uv") == 0 && rest < w.n && strcmp(w.v[rest], "pip") == 0 &&
                  pip_installs(w, rest + 1))))
         return R_INSTALL;
@@ -522,15 +523,45 @@ static bool info_only(struct words w)
 /* nvidia-smi options that change GPU state (queries stay allowed). */
 static bool smi_changes_state(struct words w)
 {
-    static const char *const opts[] = {
-        "-pm",   "--persistence-mode", "-e",   "--ecc-config",  "-p",   "--reset-ecc-errors",
-        "-c",    "--compute-mode",     "-dm",  "--driver-model", "-r",  "--gpu-reset",
-        "-ac",   "--applications-clocks", "-rac", "--reset-applications-clocks", "-acp",
-        "--applications-clocks-permission", "-pl", "--power-limit", "-am",
-        "--accounting-mode", "-lgc", "--lock-gpu-clocks", "-rgc", "--reset-gpu-clocks",
-        "-lmc", "--lock-memory-clocks", "-rmc", "--reset-memory-clocks", "-cc",
-        "--cuda-clocks", "-mig", "--multi-instance-gpu", "--auto-boost-default",
-        "--auto-boost-permission", "mig", "clocks", NULL};
+    static const char *const opts[] = {"-pm",
+                                       "--persistence-mode",
+                                       "-e",
+                                       "--ecc-config",
+                                       "-p",
+                                       "--reset-ecc-errors",
+                                       "-c",
+                                       "--compute-mode",
+                                       "-dm",
+                                       "--driver-model",
+                                       "-r",
+                                       "--gpu-reset",
+                                       "-ac",
+                                       "--applications-clocks",
+                                       "-rac",
+                                       "--reset-applications-clocks",
+                                       "-acp",
+                                       "--applications-clocks-permission",
+                                       "-pl",
+                                       "--power-limit",
+                                       "-am",
+                                       "--accounting-mode",
+                                       "-lgc",
+                                       "--lock-gpu-clocks",
+                                       "-rgc",
+                                       "--reset-gpu-clocks",
+                                       "-lmc",
+                                       "--lock-memory-clocks",
+                                       "-rmc",
+                                       "--reset-memory-clocks",
+                                       "-cc",
+                                       "--cuda-clocks",
+                                       "-mig",
+                                       "--multi-instance-gpu",
+                                       "--auto-boost-default",
+                                       "--auto-boost-permission",
+                                       "mig",
+                                       "clocks",
+                                       NULL};
     char opt[64];
     for (size_t i = 1; i < w.n; i++) {
         snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(w.v[i], "="), w.v[i]);
@@ -542,8 +573,7 @@ static bool smi_changes_state(struct words w)
 
 static const char *python_gpu_rule(struct words w)
 {
-    static const char *const kernels[] = {"kernel.py", "test_kernel.py", "profile_driver.py",
-                                          NULL};
+    static const char *const kernels[] = {"kernel.py", "test_kernel.py", "profile_driver.py", NULL};
     char name[64];
     for (size_t i = 1; i < w.n; i++) {
         if (strcmp(w.v[i], "-c") == 0)
@@ -566,13 +596,14 @@ static const char *python_gpu_rule(struct words w)
 
 static const char *gpu_rule(struct words w, const char *name)
 {
-    static const char *const builders[] = {"nvcc", "cicc", "ptxas", "fatbinary", "nvlink",
-                                           "ninja", "hipcc", NULL};
-    static const char *const profilers[] = {
-        "ncu",  "nv-nsight-cu-cli", "nsys",         "nvprof", "rocprof", "rocprofv2",
-        "rocprofv3", "compute-sanitizer", "cuda-memcheck", "omniperf", "rocprof-compute", NULL};
-    static const char *const programs[] = {"kernel", "kernel.out", "test_kernel",
-                                           "profile_driver", "harness", NULL};
+    static const char *const builders[] = {"nvcc",   "cicc",  "ptxas", "fatbinary",
+                                           "nvlink", "ninja", "hipcc", NULL};
+    static const char *const profilers[] = {"ncu",       "nv-nsight-cu-cli",  "nsys",
+                                            "nvprof",    "rocprof",           "rocprofv2",
+                                            "rocprofv3", "compute-sanitizer", "cuda-memcheck",
+                                            "omniperf",  "rocprof-compute",   NULL};
+    static const char *const programs[] = {"kernel",         "kernel.out", "test_kernel",
+                                           "profile_driver", "harness",    NULL};
     static const char *const wrappers[] = {"profile_nvidia.sh", "profile_kernel.sh", NULL};
     char arg[64];
     if (name_in(name, builders) && !info_only(w))
@@ -593,11 +624,9 @@ static const char *gpu_rule(struct words w, const char *name)
 
 static const char *pip_tree_rule(struct words w, const char *name)
 {
-    static const char *const compilers[] = {"cicc", "nvcc",  "ninja", "cmake",   "make",
-                                            "gcc",  "g++",   "cc",    "c++",     "clang",
-                                            "clang++", NULL};
-    static const char *const marks[] = {"pip-install-", "pip-build-", "pip-modern-metadata-",
-                                        NULL};
+    static const char *const compilers[] = {"cicc", "nvcc", "ninja", "cmake", "make",    "gcc",
+                                            "g++",  "cc",   "c++",   "clang", "clang++", NULL};
+    static const char *const marks[] = {"pip-install-", "pip-build-", "pip-modern-metadata-", NULL};
     if (!name_in(name, compilers))
         return NULL;
     for (size_t i = 0; i < w.n; i++)
@@ -617,8 +646,8 @@ static const char *script_rules(const char *script, const struct aka_guard_confi
             if (i < tok.n && tok.v[i][0])
                 continue;
             if (i > start)
-                r = segment_rules((struct words){(const char *const *)tok.v + start, i - start},
-                                  c, depth + 1);
+                r = segment_rules((struct words){(const char *const *)tok.v + start, i - start}, c,
+                                  depth + 1);
             start = i + 1;
         }
     }

@@ -60,7 +60,8 @@ static int pi_settings(const char *settings, char *provider, char *model, size_t
         rc = aka_err_set(err, AKA_EXIT_USAGE,
                          "ATREX_PI_SESSION_SETTINGS: expected a JSON object with optional "
                          "\"provider\" and \"model\"");
-    else if (pi_unknown_keys(doc, err) < 0 || pi_setting(doc, "provider", provider, size, err) < 0 ||
+    else if (pi_unknown_keys(doc, err) < 0 ||
+             pi_setting(doc, "provider", provider, size, err) < 0 ||
              pi_setting(doc, "model", model, size, err) < 0)
         rc = -1;
     json_decref(doc);
@@ -76,9 +77,9 @@ static int pi_argv(const struct aka_cmdline *c, struct strvec *argv, struct aka_
         return -1;
     if (c->model)
         snprintf(model, sizeof(model), "%s", c->model);
-    strvec_pushv(argv, (const char *const[]){c->cli, "--mode", "json", "--session-id",
-                                             c->session_id, "--approve", "--thinking", c->effort,
-                                             NULL});
+    strvec_pushv(argv,
+                 (const char *const[]){c->cli, "--mode", "json", "--session-id", c->session_id,
+                                       "--approve", "--thinking", c->effort, NULL});
     if (provider[0])
         strvec_pushv(argv, (const char *const[]){"--provider", provider, NULL});
     if (model[0])

@@ -84,8 +84,8 @@ static const char *const in_keys[] = {"input_tokens", "inputTokens", "input", NU
 static const char *const out_keys[] = {"output_tokens", "outputTokens", "output", NULL};
 static const char *const read_keys[] = {"cache_read_input_tokens", "cacheReadInputTokens",
                                         "cacheRead", NULL};
-static const char *const write_keys[] = {"cache_creation_input_tokens",
-                                         "cacheCreationInputTokens", "cacheWrite", NULL};
+static const char *const write_keys[] = {"cache_creation_input_tokens", "cacheCreationInputTokens",
+                                         "cacheWrite", NULL};
 static const char *const openai_read_keys[] = {"cached_input_tokens", "cachedInputTokens", NULL};
 static const char *const total_keys[] = {"total_tokens", "totalTokens", NULL};
 

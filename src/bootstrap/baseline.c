@@ -26,16 +26,15 @@ static json_t *performance(const struct aka_result *r)
     for (size_t i = 0; i < r->latency_us_by_shape.n; i++)
         json_object_set_new(by, r->latency_us_by_shape.v[i].id,
                             num(r->latency_us_by_shape.v[i].value));
-    bool complete = r->all_pass && r->latency_us_by_shape.n > 0 &&
-                    aka_measured(r->latency_us_geomean);
+    bool complete =
+        r->all_pass && r->latency_us_by_shape.n > 0 && aka_measured(r->latency_us_geomean);
     return json_pack("{s:o, s:o, s:o, s:o, s:s, s:I, s:o, s:o, s:s}", "latency_us",
                      num(r->latency_us_geomean), "latency_us_geomean", num(r->latency_us_geomean),
                      "latency_us_arith_mean", num(r->latency_us_arith_mean), "latency_us_by_shape",
                      by, "measurement_status", complete ? "complete" : "incomplete",
                      "measured_shape_count", (json_int_t)r->latency_us_by_shape.n,
-                     "speedup_vs_ref_geomean", num(r->speedup_vs_ref_geomean),
-                     "performance_score", num(r->performance_score), "measurement_scope",
-                     "real_evaluator_shapes");
+                     "speedup_vs_ref_geomean", num(r->speedup_vs_ref_geomean), "performance_score",
+                     num(r->performance_score), "measurement_scope", "real_evaluator_shapes");
 }
 
 static json_t *failure_reason(const struct aka_result *r)
@@ -129,8 +128,8 @@ static void keep_failed(const char *ws, const struct aka_result *r, const char *
 {
     struct strbuf p = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
-    json_t *doc = aka_memory_doc_from_result(0, AKA_MEM_FAILED, r, NULL, "baseline",
-                                             "V0 measurement failed");
+    json_t *doc =
+        aka_memory_doc_from_result(0, AKA_MEM_FAILED, r, NULL, "baseline", "V0 measurement failed");
     if (why)
         json_object_set_new(json_object_get(doc, "quality_gate"), "failure_reason",
                             json_string(why));
@@ -151,7 +150,8 @@ static int record_v0(const char *ws, const struct aka_git *g, const struct aka_r
                                              "V0: the reference as the kernel, measured once");
     int rc = aka_memory_write(dir.buf, doc, err);
     if (rc == 0)
-        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_git_commit(g, AKA_V0_MEASUREMENT_MSG, oid, err);
+        rc = aka_git_add(g, paths, err) < 0 ? -1
+                                            : aka_git_commit(g, AKA_V0_MEASUREMENT_MSG, oid, err);
     if (rc == 0)
         rc = aka_bootstrap_check_canonical(ws, 0, err);
     json_decref(doc);

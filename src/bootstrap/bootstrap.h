@@ -48,11 +48,11 @@ const char *aka_kernel_file_name(const struct aka_operator *op);
 /* ---- campaign.json (campaign.c) ------------------------------------------------------------ */
 
 struct aka_campaign {
-    const char *mode;              /* leaderboard | production */
-    const char *framework;         /* canonical: C, Cuda, Triton, ... */
-    const char *platform;          /* as given to --platform */
-    const char *agent;             /* --agent-cli */
-    const char *op_dir;            /* absolute path of the original operator directory */
+    const char *mode;      /* leaderboard | production */
+    const char *framework; /* canonical: C, Cuda, Triton, ... */
+    const char *platform;  /* as given to --platform */
+    const char *agent;     /* --agent-cli */
+    const char *op_dir;    /* absolute path of the original operator directory */
     const char *op_name;
     const char *layout;            /* native | atrex | sol */
     const char *kernel;            /* kernel file name, relative to a worktree */
@@ -83,8 +83,7 @@ int aka_workspace_lock(const char *ws, struct aka_lock *lk, struct aka_err *err)
  * rerun after a crash completes a half-made workspace without rewriting it.
  */
 int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
-                              const struct aka_campaign *c, const char *notes,
-                              struct aka_err *err);
+                              const struct aka_campaign *c, const char *notes, struct aka_err *err);
 
 /* The visible evaluator inputs of the layout present in op (names, NULL-terminated static). */
 void aka_workspace_visible_inputs(const struct aka_operator *op, bool production,
@@ -94,9 +93,9 @@ void aka_workspace_visible_inputs(const struct aka_operator *op, bool production
 
 /* How the bootstrap measures (from the campaign flags). */
 struct aka_measure_env {
-    const char *repo_root; /* asset tree holding runtime/harness */
-    long timeout_s;        /* per evaluation */
-    int timed_runs, warmup, multi_seed; /* < 0: harness defaults; multi_seed <= 0: 1 */
+    const char *repo_root;                          /* asset tree holding runtime/harness */
+    long timeout_s;                                 /* per evaluation */
+    int timed_runs, warmup, multi_seed;             /* < 0: harness defaults; multi_seed <= 0: 1 */
     void (*progress)(const char *line, void *data); /* one line per phase; may be NULL */
     void *progress_data;
 };
@@ -134,8 +133,7 @@ int aka_bootstrap_v0(const char *ws, const struct aka_campaign *c,
 int aka_bootstrap_check_canonical(const char *ws, long version, struct aka_err *err);
 
 /* Whether the operator ships seeds/<framework>/<kernel file>; its path goes to out. */
-bool aka_seed_kernel_path(const struct aka_operator *op, const char *framework,
-                          struct strbuf *out);
+bool aka_seed_kernel_path(const struct aka_operator *op, const char *framework, struct strbuf *out);
 
 /*
  * V1 from the operator's seed kernel (built-in agent): commit the seed as the

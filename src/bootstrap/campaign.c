@@ -17,8 +17,8 @@
 
 /* Fields compared on resume, in the order a mismatch is reported. */
 static const char *const pinned_fields[] = {
-    "schema", "mode",   "framework", "platform", "agent",           "op_dir",
-    "op_name", "layout", "kernel",   "sandbox_isolation", "contracts", "runtime_pins", NULL};
+    "schema", "mode",   "framework",         "platform",  "agent",        "op_dir", "op_name",
+    "layout", "kernel", "sandbox_isolation", "contracts", "runtime_pins", NULL};
 
 json_t *aka_campaign_to_json(const struct aka_campaign *c)
 {

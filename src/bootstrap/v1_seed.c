@@ -15,12 +15,10 @@
 
 #include <string.h>
 
-bool aka_seed_kernel_path(const struct aka_operator *op, const char *framework,
-                          struct strbuf *out)
+bool aka_seed_kernel_path(const struct aka_operator *op, const char *framework, struct strbuf *out)
 {
-    const char *seeds = op->layout == AKA_LAYOUT_NATIVE && op->native.seeds_dir
-                            ? op->native.seeds_dir
-                            : "seeds";
+    const char *seeds =
+        op->layout == AKA_LAYOUT_NATIVE && op->native.seeds_dir ? op->native.seeds_dir : "seeds";
     strbuf_reset(out);
     strbuf_addf(out, "%s/%s/%s/%s", op->dir, seeds, framework, aka_kernel_file_name(op));
     return aka_is_file(out->buf);
@@ -60,8 +58,7 @@ static int commit_seed(const char *ws, const struct aka_git *g, const struct aka
     int rc = aka_remove_tree(dst.buf, err) < 0 ? -1 : aka_copy_file(seed_path, dst.buf, err);
     if (rc == 0)
         rc = aka_git_is_clean(g, &clean, err);
-    strbuf_addf(&msg, "v1: framework baseline (%s) replacing the V0 baseline kernel",
-                c->framework);
+    strbuf_addf(&msg, "v1: framework baseline (%s) replacing the V0 baseline kernel", c->framework);
     if (rc == 0 && !clean)
         rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_git_commit(g, msg.buf, kernel_commit, err);
     if (rc == 0)
@@ -82,10 +79,10 @@ static int pin(const char *ws, const struct aka_git *g, const struct aka_campaig
     json_t *mem = aka_memory_doc_from_result(1, AKA_MEM_FRAMEWORK_BASELINE, &o->result,
                                              kernel_commit, "framework_baseline",
                                              "V1: the operator's seed kernel for the framework");
-    json_t *marker = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s]}", "schema",
-                               "aka.framework_baseline.v1", "framework", c->framework, "version",
-                               "v1", "kernel_commit", kernel_commit, "kernel_sha256",
-                               o->kernel_sha256, "validated_stages", stage.buf);
+    json_t *marker =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s]}", "schema", "aka.framework_baseline.v1",
+                  "framework", c->framework, "version", "v1", "kernel_commit", kernel_commit,
+                  "kernel_sha256", o->kernel_sha256, "validated_stages", stage.buf);
     aka_path_join(&p, ws, "memory");
     int rc = aka_memory_write(p.buf, mem, err);
     strbuf_reset(&p);

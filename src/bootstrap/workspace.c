@@ -40,8 +40,9 @@ int aka_workspace_lock(const char *ws, struct aka_lock *lk, struct aka_err *err)
 void aka_workspace_visible_inputs(const struct aka_operator *op, bool production,
                                   struct strvec *out)
 {
-    static const char *const atrex_full[] = {"reference.py", "input.py",      "shapes.json",
-                                             "roofline.json", "metadata.json", "valid.py", NULL};
+    static const char *const atrex_full[] = {
+        "reference.py",  "input.py", "shapes.json", "roofline.json",
+        "metadata.json", "valid.py", NULL};
     /* Generalized production keeps exact shapes private (DESIGN §4.2). */
     static const char *const atrex_generalized[] = {"reference.py", "input.py",
                                                     "agent_problem.json", NULL};
@@ -98,8 +99,8 @@ static int copy_new(const char *src_dir, const char *src, const char *ws, const 
 static void readme(const struct aka_operator *op, const struct aka_campaign *c, const char *notes,
                    struct strbuf *sb)
 {
-    strbuf_addf(sb, "# Campaign: %s (%s on %s, %s mode)\n\n", c->op_name, c->framework,
-                c->platform, c->mode);
+    strbuf_addf(sb, "# Campaign: %s (%s on %s, %s mode)\n\n", c->op_name, c->framework, c->platform,
+                c->mode);
     strbuf_addf(sb,
                 "Goal: minimize the latency of `%s` over the whole evaluator workload with every "
                 "case correct.\n\n",
@@ -154,8 +155,7 @@ static int native_kernel(const struct aka_operator *op, const char *ws, const ch
 }
 
 int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
-                              const struct aka_campaign *c, const char *notes,
-                              struct aka_err *err)
+                              const struct aka_campaign *c, const char *notes, struct aka_err *err)
 {
     struct strvec inputs = STRVEC_INIT;
     struct strbuf p = STRBUF_INIT, text = STRBUF_INIT;
@@ -167,8 +167,9 @@ int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
     for (size_t i = 0; rc == 0 && i < inputs.n; i++)
         rc = copy_new(op->dir, inputs.v[i], ws, inputs.v[i], err);
     if (rc == 0)
-        rc = op->layout == AKA_LAYOUT_NATIVE ? native_kernel(op, ws, c->kernel, err)
-                                             : copy_new(op->dir, "reference.py", ws, c->kernel, err);
+        rc = op->layout == AKA_LAYOUT_NATIVE
+                 ? native_kernel(op, ws, c->kernel, err)
+                 : copy_new(op->dir, "reference.py", ws, c->kernel, err);
     readme(op, c, notes, &text);
     if (rc == 0)
         rc = write_new(ws, "README.md", text.buf, err);

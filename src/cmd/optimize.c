@@ -6,8 +6,8 @@
  * identically. Parse, validate, check the host — all before anything is
  * written — then hand over to the campaign engine (optimize/optimize.h).
  */
-#include "cmd/cmd.h"
 #include "optimize/optimize.h"
+#include "cmd/cmd.h"
 
 #include <stdio.h>
 

@@ -21,6 +21,11 @@ static const struct aka_app apps[] = {
     {"sandbox", "Run a command as a sandbox job (isolated, allowlisted, time-limited)",
      cmd_sandbox},
     {"wiki", "Query the GPU wiki: hardware facts, techniques and pitfalls with sources", cmd_wiki},
+    {"status", "Show a campaign: identity, incumbent, budget and every version", cmd_status},
+    {"memory", "Read canonical memory records: latest, show vN, list", cmd_memory},
+    {"trace", "Record phase markers and source reads of an agent session", cmd_trace},
+    {"agent-session", "(internal) Run one guarded coding-agent session; print JSON",
+     cmd_agent_session},
     {NULL, NULL, NULL},
 };
 

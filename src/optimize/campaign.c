@@ -47,8 +47,8 @@ static int check_framework(const struct aka_operator *op, const char *fw, struct
         const char *want = op->native.language == AKA_LANG_CUDA ? "Cuda" : "C";
         if (strcmp(fw, want) != 0)
             return aka_err_set(err, AKA_EXIT_USAGE,
-                               "--framework %s: %s is a native operator whose kernels are %s",
-                               fw, op->dir, want);
+                               "--framework %s: %s is a native operator whose kernels are %s", fw,
+                               op->dir, want);
     } else if (strcmp(fw, "C") == 0) {
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--framework C: %s is a %s operator; C kernels need a native "
@@ -71,7 +71,8 @@ static void say(const char *line, void *data)
 static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const char *repo_root,
                  struct aka_err *err)
 {
-    if (aka_operator_load(o->op_dir, &r->op, err) < 0 || check_framework(&r->op, o->framework, err) < 0 ||
+    if (aka_operator_load(o->op_dir, &r->op, err) < 0 ||
+        check_framework(&r->op, o->framework, err) < 0 ||
         aka_realpath(o->op_dir, &r->op_dir_abs, err) < 0 ||
         aka_runtime_pins_from_env(&r->pins, err) < 0 ||
         aka_optimize_workspace_path(o, r->op.name, &r->ws, err) < 0)
@@ -131,8 +132,8 @@ static int bootstrap(struct aka_run *r, const struct aka_optimize_opts *o, struc
 int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, FILE *progress,
                      char *stop_reason, size_t stop_len, struct aka_err *err)
 {
-    struct aka_run r = {.lock = AKA_LOCK_INIT, .ws = STRBUF_INIT, .op_dir_abs = STRBUF_INIT,
-                        .progress = progress};
+    struct aka_run r = {
+        .lock = AKA_LOCK_INIT, .ws = STRBUF_INIT, .op_dir_abs = STRBUF_INIT, .progress = progress};
     int rc = setup(&r, o, repo_root, err);
     if (rc == 0)
         rc = bootstrap(&r, o, err);

@@ -43,10 +43,9 @@ void aka_live_update(struct aka_run *r, const char *phase)
     struct strbuf p = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
     aka_record_now(now);
-    json_t *doc = json_pack("{s:s, s:b, s:s, s:s, s:I, s:s}", "schema", "aka.live.v1",
-                            "canonical", 0, "phase", phase, "workspace", r->ws.buf,
-                            "latest_version", (json_int_t)latest_version(r->ws.buf), "updated_at",
-                            now);
+    json_t *doc = json_pack("{s:s, s:b, s:s, s:s, s:I, s:s}", "schema", "aka.live.v1", "canonical",
+                            0, "phase", phase, "workspace", r->ws.buf, "latest_version",
+                            (json_int_t)latest_version(r->ws.buf), "updated_at", now);
     aka_path_join(&p, r->ws.buf, "memory");
     bool ready = aka_is_dir(p.buf);
     strbuf_addstr(&p, "/live.json");

@@ -122,15 +122,15 @@ struct aka_verify_limits {
 };
 
 struct aka_verify_stats {
-    double mean_log_ratio;    /* point estimate over repeats and shapes */
-    double improvement_pct;   /* 100 * (exp(mean_log_ratio) - 1) */
-    double ci_low_pct;        /* lower bound of the interval, as a percentage */
-    double ci_high_pct;       /* upper bound */
-    double dispersion_pct;    /* median over shapes and sides of the runs' CV, in percent */
-    double worst_shape_pct;   /* most negative per-shape improvement (regression < 0) */
-    size_t worst_shape;       /* its index */
-    bool promote;             /* every criterion passed */
-    char reason[160];         /* why not, or "improvement CI above threshold" */
+    double mean_log_ratio;  /* point estimate over repeats and shapes */
+    double improvement_pct; /* 100 * (exp(mean_log_ratio) - 1) */
+    double ci_low_pct;      /* lower bound of the interval, as a percentage */
+    double ci_high_pct;     /* upper bound */
+    double dispersion_pct;  /* median over shapes and sides of the runs' CV, in percent */
+    double worst_shape_pct; /* most negative per-shape improvement (regression < 0) */
+    size_t worst_shape;     /* its index */
+    bool promote;           /* every criterion passed */
+    char reason[160];       /* why not, or "improvement CI above threshold" */
 };
 
 /* Compute the statistics and the decision. -1 with code 2 on malformed samples. */

@@ -21,19 +21,19 @@ enum kind { K_STR, K_CHOICE, K_INT, K_LONG, K_LL, K_DBL, K_LIST };
 
 struct flag {
     const char *name;
-    enum kind kind;
     size_t off;
     const char *const *choices; /* K_CHOICE */
     double lo, hi;              /* numeric range */
-    bool hi_open;               /* [lo, hi) instead of [lo, hi] */
+    enum kind kind;
+    bool hi_open; /* [lo, hi) instead of [lo, hi] */
     const char *metavar, *help;
 };
 
 static const char *const modes[] = {"leaderboard", "production", NULL};
 static const char *const agents[] = {"claude", "qodercli", "codex", "pi", "builtin", NULL};
 static const char *const baselines[] = {"auto", "always", "never", NULL};
-static const char *const frameworks[] = {"Triton",   "Gluon",  "CuteDSL", "Cuda",
-                                         "FlyDSL",   "TileLang", "C",     NULL};
+static const char *const frameworks[] = {"Triton", "Gluon",    "CuteDSL", "Cuda",
+                                         "FlyDSL", "TileLang", "C",       NULL};
 static const char *const sandboxes[] = {"local", "ssh", "gateway", "slurm", NULL};
 static const char *const profiles[] = {"pre", "prod", NULL};
 static const char *const isolations[] = {"bwrap", "none", NULL};
@@ -43,94 +43,94 @@ static const char *const isolations[] = {"bwrap", "none", NULL};
 
 /* clang-format off */
 static const struct flag flags[] = {
-    {"--op-dir", K_STR, OFF(op_dir), NULL, 0, 0, 0, "DIR",
+    {"--op-dir", OFF(op_dir), NULL, 0, 0, K_STR, 0, "DIR",
      "operator directory (aka native, Atrex-Bench or SOL-ExecBench layout); required"},
-    {"--platform", K_STR, OFF(platform), NULL, 0, 0, 0, "P",
+    {"--platform", OFF(platform), NULL, 0, 0, K_STR, 0, "P",
      "target: cpu, nvidia/<gpu> or nvidia/sm_NN; names the workspace; required"},
-    {"--framework", K_CHOICE, OFF(framework), frameworks, 0, 0, 0, "F",
+    {"--framework", OFF(framework), frameworks, 0, 0, K_CHOICE, 0, "F",
      "kernel framework; empty: one child campaign per framework the vendor supports"},
-    {"--agent-cli", K_CHOICE, OFF(agent_cli), agents, 0, 0, 0, "CLI",
+    {"--agent-cli", OFF(agent_cli), agents, 0, 0, K_CHOICE, 0, "CLI",
      "agent for V1 and episodes (default claude); builtin is the mechanical tuner"},
-    {"--optimization-mode", K_CHOICE, OFF(optimization_mode), modes, 0, 0, 0, "MODE",
+    {"--optimization-mode", OFF(optimization_mode), modes, 0, 0, K_CHOICE, 0, "MODE",
      "leaderboard (default) or production (fail-closed policy, V1 by default)"},
-    {"--framework-baseline", K_CHOICE, OFF(framework_baseline), baselines, 0, 0, 0, "WHEN",
+    {"--framework-baseline", OFF(framework_baseline), baselines, 0, 0, K_CHOICE, 0, "WHEN",
      "V1 framework-native baseline: auto (production only, default), always, never"},
-    {"--framework-baseline-timeout", K_LONG, OFF(framework_baseline_timeout), NULL, 1, BIG, 0,
+    {"--framework-baseline-timeout", OFF(framework_baseline_timeout), NULL, 1, BIG, K_LONG, 0,
      "S", "V1 agent session timeout in seconds (default 10800)"},
-    {"--max-iters", K_INT, OFF(max_iters), NULL, 0, 1e6, 0, "N",
+    {"--max-iters", OFF(max_iters), NULL, 0, 1e6, K_INT, 0, "N",
      "stop when the highest canonical version memory/v<N>.json reaches N (default 20)"},
-    {"--fast-episodes", K_INT, OFF(fast_episodes), NULL, 0, 1e6, 0, "N",
+    {"--fast-episodes", OFF(fast_episodes), NULL, 0, 1e6, K_INT, 0, "N",
      "the first N episodes are fast episodes (default 2; 0 disables)"},
-    {"--fast-trials", K_INT, OFF(fast_trials), NULL, 1, 1000, 0, "N",
+    {"--fast-trials", OFF(fast_trials), NULL, 1, 1000, K_INT, 0, "N",
      "plan-implement-evaluate trials per fast episode (default 5)"},
-    {"--token-budget", K_LL, OFF(token_budget), NULL, 0, 9e18, 0, "N",
+    {"--token-budget", OFF(token_budget), NULL, 0, 9e18, K_LL, 0, "N",
      "stop once agent sessions used N tokens in total (default 0: no cap)"},
-    {"--target-util", K_DBL, OFF(target_util), NULL, 0, 100, 0, "PCT",
+    {"--target-util", OFF(target_util), NULL, 0, 100, K_DBL, 0, "PCT",
      "stop when a promoted kernel reaches PCT% of the roofline peak (default 90; 0 off)"},
-    {"--max-stall", K_INT, OFF(max_stall), NULL, 0, 1e6, 0, "N",
+    {"--max-stall", OFF(max_stall), NULL, 0, 1e6, K_INT, 0, "N",
      "stop after N consecutive episodes without promotion (default 0: off)"},
-    {"--convert-after", K_INT, OFF(convert_after), NULL, 0, 1e6, 0, "N",
+    {"--convert-after", OFF(convert_after), NULL, 0, 1e6, K_INT, 0, "N",
      "Triton: latch a Triton-to-Gluon conversion after N stalled episodes (default 3; 0 off)"},
-    {"--goal-after-episodes", K_INT, OFF(goal_after_episodes), NULL, 0, 1e6, 0, "N",
+    {"--goal-after-episodes", OFF(goal_after_episodes), NULL, 0, 1e6, K_INT, 0, "N",
      "goal episodes need at least N completed episodes (default 50)"},
-    {"--goal-after-stalls", K_INT, OFF(goal_after_stalls), NULL, 0, 1e6, 0, "N",
+    {"--goal-after-stalls", OFF(goal_after_stalls), NULL, 0, 1e6, K_INT, 0, "N",
      "... and more than N consecutive unpromoted episodes (default 3)"},
-    {"--goal", K_STR, OFF(goal), NULL, 0, 0, 0, "TEXT",
+    {"--goal", OFF(goal), NULL, 0, 0, K_STR, 0, "TEXT",
      "the restructuring goal given to goal episodes (default: a broad rewrite brief)"},
-    {"--handoff-resumes", K_INT, OFF(handoff_resumes), NULL, 0, 1000, 0, "N",
+    {"--handoff-resumes", OFF(handoff_resumes), NULL, 0, 1000, K_INT, 0, "N",
      "same-session repair turns after an incomplete handoff (default 2; goal: >= 20)"},
-    {"--verify-repeats", K_INT, OFF(verify_repeats), NULL, 1, 1000, 0, "N",
+    {"--verify-repeats", OFF(verify_repeats), NULL, 1, 1000, K_INT, 0, "N",
      "ABBA repeat pairs (I C C I) in full verification (default 2)"},
-    {"--verify-run-timeout", K_INT, OFF(verify_run_timeout), NULL, 1, 1e6, 0, "S",
+    {"--verify-run-timeout", OFF(verify_run_timeout), NULL, 1, 1e6, K_INT, 0, "S",
      "evaluator budget per ABBA run in seconds (default 120)"},
-    {"--min-improvement-pct", K_DBL, OFF(min_improvement_pct), NULL, 0, 100, 1, "PCT",
+    {"--min-improvement-pct", OFF(min_improvement_pct), NULL, 0, 100, K_DBL, 1, "PCT",
      "promotion needs an improvement strictly above PCT (CI lower bound; default 0)"},
-    {"--max-shape-regression-pct", K_DBL, OFF(max_shape_regression_pct), NULL, 0, 100, 1, "PCT",
+    {"--max-shape-regression-pct", OFF(max_shape_regression_pct), NULL, 0, 100, K_DBL, 1, "PCT",
      "production: no shape may get slower by more than PCT% (default 5)"},
-    {"--max-dispersion-pct", K_DBL, OFF(max_dispersion_pct), NULL, 0, 100, 0, "PCT",
+    {"--max-dispersion-pct", OFF(max_dispersion_pct), NULL, 0, 100, K_DBL, 0, "PCT",
      "reject verification whose run-to-run dispersion exceeds PCT% (default 10)"},
-    {"--setup-timeout", K_LONG, OFF(setup_timeout), NULL, 1, BIG, 0, "S",
+    {"--setup-timeout", OFF(setup_timeout), NULL, 1, BIG, K_LONG, 0, "S",
      "setup-session timeout in seconds (default 7200)"},
-    {"--production-review-timeout", K_LONG, OFF(production_review_timeout), NULL, 1, BIG, 0,
+    {"--production-review-timeout", OFF(production_review_timeout), NULL, 1, BIG, K_LONG, 0,
      "S", "production policy reviewer timeout in seconds (default 600)"},
-    {"--workspace", K_STR, OFF(workspace), NULL, 0, 0, 0, "DIR",
+    {"--workspace", OFF(workspace), NULL, 0, 0, K_STR, 0, "DIR",
      "parent directory of the campaign workspace (default: the current directory)"},
-    {"--workspace-suffix", K_STR, OFF(workspace_suffix), NULL, 0, 0, 0, "S",
+    {"--workspace-suffix", OFF(workspace_suffix), NULL, 0, 0, K_STR, 0, "S",
      "internal (set by multi-framework dispatch); must already be a slug"},
-    {"--arch", K_STR, OFF(arch), NULL, 0, 0, 0, "ARCH",
+    {"--arch", OFF(arch), NULL, 0, 0, K_STR, 0, "ARCH",
      "runtime architecture (sm_NN or gfxNNN) instead of probing"},
-    {"--notes", K_STR, OFF(notes), NULL, 0, 0, 0, "TEXT",
+    {"--notes", OFF(notes), NULL, 0, 0, K_STR, 0, "TEXT",
      "free-text constraints put into every brief (default none)"},
-    {"--sandbox", K_CHOICE, OFF(sandbox), sandboxes, 0, 0, 0, "T",
+    {"--sandbox", OFF(sandbox), sandboxes, 0, 0, K_CHOICE, 0, "T",
      "evaluation transport: local (default), ssh, gateway, slurm"},
-    {"--sandbox-isolation", K_CHOICE, OFF(sandbox_isolation), isolations, 0, 0, 0, "M",
+    {"--sandbox-isolation", OFF(sandbox_isolation), isolations, 0, 0, K_CHOICE, 0, "M",
      "local jobs: bwrap (default) or none (recorded in every result)"},
-    {"--sandbox-url", K_STR, OFF(sandbox_url), NULL, 0, 0, 0, "URL",
+    {"--sandbox-url", OFF(sandbox_url), NULL, 0, 0, K_STR, 0, "URL",
      "gateway URL (implies --sandbox gateway)"},
-    {"--sandbox-profile", K_CHOICE, OFF(sandbox_profile), profiles, 0, 0, 0, "P",
+    {"--sandbox-profile", OFF(sandbox_profile), profiles, 0, 0, K_CHOICE, 0, "P",
      "gateway endpoint profile (pre, prod); exclusive with --sandbox-url"},
-    {"--sandbox-hardware", K_STR, OFF(sandbox_hardware), NULL, 0, 0, 0, "H",
+    {"--sandbox-hardware", OFF(sandbox_hardware), NULL, 0, 0, K_STR, 0, "H",
      "scheduler hardware token (default: --platform)"},
-    {"--sandbox-timeout", K_INT, OFF(sandbox_timeout), NULL, 1, 600, 0, "S",
+    {"--sandbox-timeout", OFF(sandbox_timeout), NULL, 1, 600, K_INT, 0, "S",
      "per-job execution limit in seconds, 1..600 (default 600)"},
-    {"--sandbox-ssh", K_STR, OFF(sandbox_ssh), NULL, 0, 0, 0, "USER@HOST",
+    {"--sandbox-ssh", OFF(sandbox_ssh), NULL, 0, 0, K_STR, 0, "USER@HOST",
      "run evaluations on this host over OpenSSH (implies --sandbox ssh)"},
-    {"--sandbox-ssh-gpu", K_INT, OFF(sandbox_ssh_gpu), NULL, 0, 31, 0, "N",
+    {"--sandbox-ssh-gpu", OFF(sandbox_ssh_gpu), NULL, 0, 31, K_INT, 0, "N",
      "the remote GPU index, 0..31 (required with ssh)"},
-    {"--sandbox-ssh-runtime-bind", K_LIST, OFF(sandbox_ssh_runtime_binds), NULL, 0, 0, 0,
+    {"--sandbox-ssh-runtime-bind", OFF(sandbox_ssh_runtime_binds), NULL, 0, 0, K_LIST, 0,
      "SRC[=DST]", "remote runtime directory bound read-only into jobs (repeatable)"},
-    {"--sandbox-ssh-init", K_STR, OFF(sandbox_ssh_init), NULL, 0, 0, 0, "CMD",
+    {"--sandbox-ssh-init", OFF(sandbox_ssh_init), NULL, 0, 0, K_STR, 0, "CMD",
      "shell command run on the remote host before each job"},
-    {"--sandbox-health-command", K_STR, OFF(sandbox_health_command), NULL, 0, 0, 0, "CMD",
+    {"--sandbox-health-command", OFF(sandbox_health_command), NULL, 0, 0, K_STR, 0, "CMD",
      "GPU health probe (ssh); failure stops the campaign with exit 75"},
-    {"--environment-poll-interval", K_INT, OFF(environment_poll_interval), NULL, 1, 1e6, 0, "S",
+    {"--environment-poll-interval", OFF(environment_poll_interval), NULL, 1, 1e6, K_INT, 0, "S",
      "health poll interval of the recovery monitor (default 60)"},
-    {"--slurm-partition", K_STR, OFF(slurm_partition), NULL, 0, 0, 0, "P",
+    {"--slurm-partition", OFF(slurm_partition), NULL, 0, 0, K_STR, 0, "P",
      "slurm partition (required with --sandbox slurm)"},
-    {"--slurm-account", K_STR, OFF(slurm_account), NULL, 0, 0, 0, "A", "slurm account"},
-    {"--slurm-qos", K_STR, OFF(slurm_qos), NULL, 0, 0, 0, "Q", "slurm quality of service"},
-    {"--slurm-time", K_STR, OFF(slurm_time), NULL, 0, 0, 0, "T", "slurm time limit per job"},
-    {NULL, K_STR, 0, NULL, 0, 0, 0, NULL, NULL},
+    {"--slurm-account", OFF(slurm_account), NULL, 0, 0, K_STR, 0, "A", "slurm account"},
+    {"--slurm-qos", OFF(slurm_qos), NULL, 0, 0, K_STR, 0, "Q", "slurm quality of service"},
+    {"--slurm-time", OFF(slurm_time), NULL, 0, 0, K_STR, 0, "T", "slurm time limit per job"},
+    {NULL, 0, NULL, 0, 0, K_STR, 0, NULL, NULL},
 };
 /* clang-format on */
 
@@ -179,8 +179,8 @@ static void *field(struct aka_optimize_opts *o, const struct flag *f)
 static int bad_number(const struct flag *f, const char *v, struct aka_err *err)
 {
     const char *what = f->kind == K_DBL ? "a number" : "an integer";
-    return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected %s in [%g, %g%s; got '%s'", f->name,
-                       what, f->lo, f->hi, f->hi_open ? ")" : "]", v);
+    return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected %s in [%g, %g%s; got '%s'", f->name, what,
+                       f->lo, f->hi, f->hi_open ? ")" : "]", v);
 }
 
 /* Strict numeric parse with the flag's range; no trailing junk, no NaN. */
@@ -289,8 +289,7 @@ static int parse_one(int argc, char **argv, int *i, struct aka_optimize_opts *o,
     return set_value(o, f, v, err);
 }
 
-int aka_optimize_opts_parse(int argc, char **argv, struct aka_optimize_opts *o,
-                            struct aka_err *err)
+int aka_optimize_opts_parse(int argc, char **argv, struct aka_optimize_opts *o, struct aka_err *err)
 {
     for (int i = 1; i < argc; i++)
         if (parse_one(argc, argv, &i, o, err) < 0)

@@ -47,8 +47,8 @@ static int resolve_transport(struct aka_optimize_opts *o, struct aka_err *err)
                       : given(o, "--sandbox-url") ? "--sandbox-url"
                                                   : "--sandbox-profile";
     if (implied && given(o, "--sandbox") && strcmp(o->sandbox, implied) != 0)
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: requires --sandbox %s; got --sandbox %s",
-                           why, implied, o->sandbox);
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: requires --sandbox %s; got --sandbox %s", why,
+                           implied, o->sandbox);
     if (implied)
         o->sandbox = implied;
     if (strcmp(o->sandbox, "gateway") == 0 && !n)
@@ -86,8 +86,8 @@ static int check_ssh(const struct aka_optimize_opts *o, struct aka_err *err)
 
 static int check_slurm(const struct aka_optimize_opts *o, struct aka_err *err)
 {
-    static const char *const only_slurm[] = {"--slurm-partition", "--slurm-account",
-                                             "--slurm-qos", "--slurm-time", NULL};
+    static const char *const only_slurm[] = {"--slurm-partition", "--slurm-account", "--slurm-qos",
+                                             "--slurm-time", NULL};
     bool slurm = strcmp(o->sandbox, "slurm") == 0;
     for (int i = 0; only_slurm[i]; i++)
         if (!slurm && given(o, only_slurm[i]))
@@ -96,7 +96,8 @@ static int check_slurm(const struct aka_optimize_opts *o, struct aka_err *err)
     if (slurm && (!o->slurm_partition || !*o->slurm_partition))
         return usage(err, "--sandbox slurm: needs --slurm-partition P");
     if (given(o, "--sandbox-isolation") && strcmp(o->sandbox, "local") != 0)
-        return usage(err, "--sandbox-isolation: only applies to --sandbox local; got --sandbox %s", o->sandbox);
+        return usage(err, "--sandbox-isolation: only applies to --sandbox local; got --sandbox %s",
+                     o->sandbox);
     return 0;
 }
 
@@ -105,11 +106,12 @@ static int check_allocation(const struct aka_optimize_opts *o, struct aka_err *e
 {
     long need = 2L * o->verify_repeats * o->verify_run_timeout + 30;
     if (need > o->sandbox_timeout)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--verify-repeats %d and --verify-run-timeout %d need a --sandbox-timeout "
-                           "of at least 2*%d*%d+30 = %ld s; got %d",
-                           o->verify_repeats, o->verify_run_timeout, o->verify_repeats,
-                           o->verify_run_timeout, need, o->sandbox_timeout);
+        return aka_err_set(
+            err, AKA_EXIT_USAGE,
+            "--verify-repeats %d and --verify-run-timeout %d need a --sandbox-timeout "
+            "of at least 2*%d*%d+30 = %ld s; got %d",
+            o->verify_repeats, o->verify_run_timeout, o->verify_repeats, o->verify_run_timeout,
+            need, o->sandbox_timeout);
     return 0;
 }
 
@@ -140,12 +142,13 @@ static int check_required(const struct aka_optimize_opts *o, struct aka_err *err
     if (*o->workspace_suffix) {
         struct strbuf s = STRBUF_INIT;
         struct aka_err serr = AKA_ERR_INIT;
-        int bad = aka_slug(o->workspace_suffix, &s, &serr) < 0 ||
-                  strcmp(s.buf, o->workspace_suffix) != 0;
+        int bad =
+            aka_slug(o->workspace_suffix, &s, &serr) < 0 || strcmp(s.buf, o->workspace_suffix) != 0;
         strbuf_release(&s);
         if (bad)
-            return usage(err, "--workspace-suffix: expected a slug ([a-z0-9_], no leading or "
-                              "trailing _); got '%s'",
+            return usage(err,
+                         "--workspace-suffix: expected a slug ([a-z0-9_], no leading or "
+                         "trailing _); got '%s'",
                          o->workspace_suffix);
     }
     return 0;

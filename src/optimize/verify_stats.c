@@ -50,7 +50,7 @@ static double t_quantile(double c, double df)
 
 static double bootstrap_low(const double *x, size_t n, const struct aka_verify_limits *lim)
 {
-    double *means = malloc(sizeof(double) * (size_t)lim->resamples);
+    double *means = aka_xcalloc((size_t)lim->resamples, sizeof(double));
     uint64_t seed = lim->seed;
     for (int b = 0; b < lim->resamples; b++) {
         double sum = 0;
@@ -85,7 +85,7 @@ static double side_cv(const struct aka_abba_samples *s, size_t shape, bool candi
 static double dispersion(const struct aka_abba_samples *s)
 {
     size_t n = 2 * s->shapes;
-    double *cv = malloc(sizeof(double) * n);
+    double *cv = aka_xcalloc(n, sizeof(double));
     for (size_t k = 0; k < s->shapes; k++) {
         cv[2 * k] = side_cv(s, k, false);
         cv[2 * k + 1] = side_cv(s, k, true);
@@ -108,8 +108,8 @@ static int check_samples(const struct aka_abba_samples *s, const struct aka_veri
     for (size_t i = 0; i < s->repeats * 4 * s->shapes; i++)
         if (!(s->lat[i] > 0) || !isfinite(s->lat[i]))
             return aka_err_set(err, AKA_EXIT_USAGE,
-                               "ABBA samples: latency %zu is %g; expected a finite number > 0",
-                               i, s->lat[i]);
+                               "ABBA samples: latency %zu is %g; expected a finite number > 0", i,
+                               s->lat[i]);
     return 0;
 }
 
@@ -153,7 +153,8 @@ int aka_verify_abba(const struct aka_abba_samples *s, const struct aka_verify_li
     if (check_samples(s, lim, err) < 0)
         return -1;
     size_t n = s->repeats * s->shapes;
-    double *x = malloc(sizeof(double) * n), *per_shape = malloc(sizeof(double) * s->shapes);
+    double *x = aka_xcalloc(n, sizeof(double));
+    double *per_shape = aka_xcalloc(s->shapes, sizeof(double));
     double sum = 0, sq = 0;
     pairs(s, x, per_shape);
     for (size_t i = 0; i < n; i++)
@@ -189,8 +190,8 @@ void aka_verify_limits_from_opts(const struct aka_optimize_opts *o, struct aka_v
 {
     l->min_improvement_pct = o->min_improvement_pct;
     l->max_dispersion_pct = o->max_dispersion_pct;
-    l->max_shape_regression_pct = aka_optimize_is_production(o) ? o->max_shape_regression_pct
-                                                                : -1.0;
+    l->max_shape_regression_pct =
+        aka_optimize_is_production(o) ? o->max_shape_regression_pct : -1.0;
     l->resamples = 2000;
     /* 99.9% two-sided: a campaign runs hundreds of verifications, and a false
      * promotion is permanent while a missed one is retried by the next episode. */

@@ -36,16 +36,20 @@ grep -q "has no runtime/ directory" "$tmp/out" || fail "bad --repo-root message"
 ATREX_AKA_HOME="$tmp/notassets" expect 2 "$AKA_BIN" optimize --op-dir x
 grep -q "ATREX_AKA_HOME" "$tmp/out" || fail "bad ATREX_AKA_HOME message"
 expect 2 "$AKA_BIN" optimize --repo-root
-# --repo-root wins over ATREX_AKA_HOME.
-ATREX_AKA_HOME="$tmp/notassets" expect 1 "$AKA_BIN" optimize --repo-root "$AKA_SOURCE_DIR" -- --op-dir x
+# --repo-root wins over ATREX_AKA_HOME: the campaign flags are reached (and refused).
+ATREX_AKA_HOME="$tmp/notassets" expect 2 "$AKA_BIN" optimize --repo-root "$AKA_SOURCE_DIR" -- --op-dir x --platform cpu
+grep -q -- "--op-dir: x is not a directory" "$tmp/out" || fail "flags not reached: $(cat "$tmp/out")"
 
 # The three ways of starting a campaign reach the same application with the
 # same asset tree and the same flags.
-expect 1 "$AKA_BIN" optimize --repo-root "$AKA_SOURCE_DIR" -- --op-dir x --platform cpu
+# (a flag error that names the second flag proves both flags arrived).
+cd "$tmp"
+expect 2 "$AKA_BIN" optimize --repo-root "$AKA_SOURCE_DIR" -- --op-dir "$AKA_SOURCE_DIR/examples/ops/vector_add" --platform nowhere
 cp "$tmp/out" "$tmp/a"
-ATREX_AKA_HOME="$AKA_SOURCE_DIR" expect 1 "$AKA_BIN" optimize --op-dir x --platform cpu
+ATREX_AKA_HOME="$AKA_SOURCE_DIR" expect 2 "$AKA_BIN" optimize --op-dir "$AKA_SOURCE_DIR/examples/ops/vector_add" --platform nowhere
 cmp -s "$tmp/a" "$tmp/out" || fail "repo-root/-- form and plain form differ"
-ATREX_AKA_HOME="$AKA_SOURCE_DIR" expect 1 python3 "$AKA_SOURCE_DIR/orchestrator/optimize.py" --op-dir x --platform cpu
+ATREX_AKA_HOME="$AKA_SOURCE_DIR" AKA_BIN="$AKA_BIN" expect 2 python3 "$AKA_SOURCE_DIR/orchestrator/optimize.py" --op-dir "$AKA_SOURCE_DIR/examples/ops/vector_add" --platform nowhere
 cmp -s "$tmp/a" "$tmp/out" || fail "optimize.py launcher differs from aka optimize"
-grep -q "4 campaign flags" "$tmp/a" || fail "flags were not passed through: $(cat "$tmp/a")"
+grep -q -- "--platform" "$tmp/a" || fail "flags were not passed through: $(cat "$tmp/a")"
+[ -z "$(ls "$tmp" | grep -v -e '^out$' -e '^a$' -e '^notassets$')" ] || fail "a usage error wrote files: $(ls "$tmp")"
 echo "core_cli: ok"

@@ -111,9 +111,9 @@ static void test_values_land(void **state)
     (void)state;
     struct aka_optimize_opts o;
     struct aka_err err = AKA_ERR_INIT;
-    const char *args[] = {"--framework",         "c",   "--min-improvement-pct", "2.5",
-                          "--sandbox-url",       "u",   "--token-budget",        "99",
-                          "--sandbox-ssh-runtime-bind", NULL};
+    const char *args[] = {
+        "--framework",    "c",  "--min-improvement-pct",      "2.5", "--sandbox-url", "u",
+        "--token-budget", "99", "--sandbox-ssh-runtime-bind", NULL};
     args[8] = NULL;
     assert_int_equal(parse(&o, &err, args), 0);
     assert_string_equal(o.framework, "C"); /* canonical spelling */
@@ -242,12 +242,9 @@ static void test_host_check(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_every_flag_parses),
-        cmocka_unit_test(test_values_land),
-        cmocka_unit_test(test_bad_values_are_usage_errors),
-        cmocka_unit_test(test_required_flags),
-        cmocka_unit_test(test_help_documents_every_flag),
+        cmocka_unit_test(test_defaults),       cmocka_unit_test(test_every_flag_parses),
+        cmocka_unit_test(test_values_land),    cmocka_unit_test(test_bad_values_are_usage_errors),
+        cmocka_unit_test(test_required_flags), cmocka_unit_test(test_help_documents_every_flag),
         cmocka_unit_test(test_host_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,6 +113,21 @@ static void t_result_valid(void **state)
     aka_result_release(&r);
 }
 
+/* The Python harness writes failures as objects; aka keeps their messages. */
+static void t_result_failure_objects(void **state)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_result r;
+    const char *text = RJ "{\"all_pass\":false,\"total\":2,\"passed\":1,\"failures\":["
+                          "{\"shape_id\":\"s1\",\"stage\":\"correctness\","
+                          "\"message\":\"shape s1: max abs err 3\"},\"shape s2: plain\"]}";
+    assert_int_equal(aka_result_parse_output("eval", text, strlen(text), &r, &err), 0);
+    assert_int_equal(r.failures.n, 2);
+    assert_string_equal(r.failures.v[0], "shape s1: max abs err 3");
+    assert_string_equal(r.failures.v[1], "shape s2: plain");
+    aka_result_release(&r);
+}
+
 static void t_result_missing_is_null(void **state)
 {
     struct aka_err err = AKA_ERR_INIT;
@@ -191,7 +206,15 @@ static const struct result_row bad_rows[] = {
      ONE("\"all_pass\":true,\"total\":1,\"passed\":1,\"failures\":[\"a\\nb\\u001b\"]"),
      "eval:1: failures: expected none when all_pass is true; got 1 (first: \"a\\nb\\x1b\")"},
     {"failure not a string", ONE("\"all_pass\":false,\"total\":1,\"passed\":0,\"failures\":[3]"),
-     "eval:1: failures[0]: expected a string; got 3"},
+     "eval:1: failures[0]: expected a string or an object with a message; got 3"},
+    {"failure object without message",
+     ONE("\"all_pass\":false,\"total\":1,\"passed\":0,\"failures\":[{\"shape_id\":\"a\"}]"),
+     "eval:1: failures[0].message: required field is missing"},
+    {"timing method unknown",
+     ONE(BASE_OK
+         ",\"timing\":{\"method\":\"wallclock\",\"warmup\":1,\"reps\":1,\"l2_flush\":true}"),
+     "eval:1: timing.method: expected one of cuda_event, cuda_graph, cpu_monotonic, none; got "
+     "\"wallclock\""},
     {"sha upper case",
      ONE(BASE_OK ",\"kernel_sha256\":\""
                  "ABCDEF"
@@ -218,12 +241,14 @@ static const struct result_row bad_rows[] = {
     {"seed float", ONE(BASE_OK ",\"seeds\":[1,2.5]"),
      "eval:1: seeds[1]: expected an integer; got 2.5"},
     {"timing unknown key",
-     ONE(BASE_OK ",\"timing\":{\"method\":\"m\",\"warmup\":1,\"reps\":1,\"l2_flush\":true,"
-                 "\"flush\":1}"),
+     ONE(BASE_OK
+         ",\"timing\":{\"method\":\"cpu_monotonic\",\"warmup\":1,\"reps\":1,\"l2_flush\":true,"
+         "\"flush\":1}"),
      "eval:1: timing.flush: unknown field (known fields: method, warmup, reps, l2_flush, "
      "cv_by_shape)"},
     {"timing reps 0",
-     ONE(BASE_OK ",\"timing\":{\"method\":\"m\",\"warmup\":1,\"reps\":0,\"l2_flush\":true}"),
+     ONE(BASE_OK
+         ",\"timing\":{\"method\":\"cpu_monotonic\",\"warmup\":1,\"reps\":0,\"l2_flush\":true}"),
      "eval:1: timing.reps: expected an integer >= 1; got 0"},
     {"timing missing method",
      ONE(BASE_OK ",\"timing\":{\"warmup\":1,\"reps\":1,\"l2_flush\":true}"),
@@ -946,14 +971,14 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_result_valid),      cmocka_unit_test(t_result_missing_is_null),
-        cmocka_unit_test(t_result_table),      cmocka_unit_test(t_result_writer),
-        cmocka_unit_test(t_memory_round_trip), cmocka_unit_test(t_memory_name_mismatch),
-        cmocka_unit_test(t_memory_listing),    cmocka_unit_test(t_memory_invalid),
-        cmocka_unit_test(t_journal_lifecycle), cmocka_unit_test(t_journal_wiki_refs),
-        cmocka_unit_test(t_journal_ops_table), cmocka_unit_test(t_journal_docs_table),
-        cmocka_unit_test(t_handoff_table),     cmocka_unit_test(t_handoff_terminal),
-        cmocka_unit_test(t_helpers),
+        cmocka_unit_test(t_result_valid),           cmocka_unit_test(t_result_failure_objects),
+        cmocka_unit_test(t_result_missing_is_null), cmocka_unit_test(t_result_table),
+        cmocka_unit_test(t_result_writer),          cmocka_unit_test(t_memory_round_trip),
+        cmocka_unit_test(t_memory_name_mismatch),   cmocka_unit_test(t_memory_listing),
+        cmocka_unit_test(t_memory_invalid),         cmocka_unit_test(t_journal_lifecycle),
+        cmocka_unit_test(t_journal_wiki_refs),      cmocka_unit_test(t_journal_ops_table),
+        cmocka_unit_test(t_journal_docs_table),     cmocka_unit_test(t_handoff_table),
+        cmocka_unit_test(t_handoff_terminal),       cmocka_unit_test(t_helpers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

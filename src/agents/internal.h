@@ -1,0 +1,85 @@
+/*
+ * internal.h — what the files of the agent runtime share and nobody else
+ * needs: the process-guard poller, the session environment and small helpers.
+ */
+#ifndef AKA_AGENTS_INTERNAL_H
+#define AKA_AGENTS_INTERNAL_H
+
+#include "agents/adapters.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* ---- the process guard poller (guard.c) ----------------------------------- */
+
+struct guard_seen {
+    pid_t pid, pgid;
+    unsigned long long start; /* /proc stat starttime: identity across pid reuse */
+};
+
+struct guard_snap {
+    char *path;
+    bool exists;
+    long long size, mtime_ns, ctime_ns;
+    unsigned long long ino;
+};
+
+struct aka_guard {
+    pid_t root;
+    struct aka_guard_config cfg;
+    char self_exe[4096]; /* processes running aka itself are trusted subtrees */
+    pthread_t thread;
+    bool started;
+    atomic_bool stop;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    struct {
+        struct guard_snap *v;
+        size_t n, alloc;
+    } snaps;
+    struct {
+        struct guard_seen *v;
+        size_t n, alloc;
+    } seen;
+    /* Written by the poller thread, read after aka_guard_stop(). */
+    bool violated;
+    pid_t violator;
+    char reason[256], detail[1100];
+    double origin;    /* when the violation began: seconds since boot or unix time */
+    bool origin_boot; /* origin is on the boot clock (a process start) */
+    double latency_ms;
+};
+
+/* Start polling the tree of `root` (a session leader) every 100 ms. */
+int aka_guard_start(struct aka_guard *g, pid_t root, const char *const *env, struct aka_err *err);
+/* Stop the poller (joins it). */
+void aka_guard_stop(struct aka_guard *g);
+/* End whatever the session left behind: every process seen (identity
+ * checked) and every remaining member of the root's session. */
+void aka_guard_teardown(struct aka_guard *g);
+void aka_guard_release(struct aka_guard *g);
+/* The /proc start time of pid, 0 when unknown. */
+unsigned long long aka_guard_start_ticks(pid_t pid);
+
+/* ---- the session environment (env.c) -------------------------------------- */
+
+struct agent_env_in {
+    const struct aka_adapter *adapter;
+    const struct aka_agent_request *req;
+    const char *guard_script; /* BASH_ENV */
+    const char *trace_file;   /* default ATREX_AKA_TRACE_FILE */
+};
+/* Overrides for proc_spec.env ("NAME=VALUE" sets, "NAME" removes). */
+int aka_agent_build_env(const struct agent_env_in *in, struct strvec *env, struct aka_err *err);
+/* The directory of the running aka binary ("" when unknown). */
+void aka_agent_self_dir(struct strbuf *out);
+void aka_agent_self_exe(char *out, size_t size);
+
+/* ---- helpers (runtime.c) -------------------------------------------------- */
+
+void aka_agent_new_uuid(char out[37]);
+double aka_agent_unix_now(void);
+
+#endif

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# eval_python.sh — `aka eval` end to end on the PyTorch layouts (CPU): the
+# sandbox job runs the Python harness, aka parses its RESULT_JSON line, checks
+# the kernel hash and prints the verdict. Needs torch in the python3 that the
+# sandbox finds (scripts/deps.sh installs Debian's python3-torch).
+set -euo pipefail
+: "${AKA_BIN:?}" "${AKA_SOURCE_DIR:?}"
+export ATREX_AKA_HOME=$AKA_SOURCE_DIR
+ops=$AKA_SOURCE_DIR/examples/ops
+wrong=$AKA_SOURCE_DIR/tests/harness/python/wrong
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+if ! PATH=/usr/local/bin:/usr/bin:/bin python3 -c 'import torch' 2>/dev/null; then
+  echo "SKIP: no torch for the sandbox's python3 (install python3-torch)"; exit 0
+fi
+# The sandbox resolves python3 from the caller's PATH; use the system one.
+export PATH=/usr/local/bin:/usr/bin:/bin
+
+ev() { "$AKA_BIN" eval --platform cpu --framework PyTorch --shape-id 0 --shape-id 1 "$@"; }
+
+ev --op-dir "$ops/rmsnorm" --kernel "$ops/rmsnorm/reference.py" --json >"$tmp/ok.json" 2>"$tmp/ok.err" ||
+  { cat "$tmp/ok.err"; fail "reference as candidate did not pass"; }
+python3 - "$tmp/ok.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["result"]
+assert r["all_pass"] and r["passed"] == r["total"] == 2, r
+assert r["evaluator"] == "aka.python.atrex" and r["timing"]["method"] == "cpu_monotonic", r
+assert r["sandbox_isolation"] == "bwrap" and len(r["kernel_sha256"]) == 64
+PY
+
+for bad in off_by_one nan_one wrong_one_shape; do
+  set +e; ev --op-dir "$ops/rmsnorm" --kernel "$wrong/rmsnorm/$bad.py" >"$tmp/$bad.out" 2>"$tmp/$bad.err"; rc=$?; set -e
+  [ "$rc" = 1 ] || { cat "$tmp/$bad.err"; fail "$bad: exit $rc, expected 1"; }
+  grep -q "FAIL" "$tmp/$bad.err" || fail "$bad: no FAIL verdict"
+  grep -qE "shape (0|1)" "$tmp/$bad.err" || { cat "$tmp/$bad.err"; fail "$bad: failure does not name the shape"; }
+done
+echo "eval_python: ok"
