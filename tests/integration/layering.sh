@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# layering.sh — the module dependency order of DESIGN §2, enforced.
+#
+#   base → contracts → git → {sandbox, agents, policy, profile, wiki, gateway}
+#        → bootstrap → optimize → {report, recovery} → cmd → core
+#
+# A module may include only modules of a lower rank (never one of its own
+# rank), so the graph has no cycles. Also: only base/ may call fork/exec or
+# rename(2) directly — process and atomic-file plumbing live there.
+set -euo pipefail
+: "${AKA_SOURCE_DIR:?}"
+cd "$AKA_SOURCE_DIR/src"
+declare -A rank=([base]=0 [contracts]=1 [git]=2 [sandbox]=3 [agents]=3 [policy]=3 [profile]=3
+                 [wiki]=3 [gateway]=3 [bootstrap]=4 [optimize]=5 [report]=6 [recovery]=6
+                 [cmd]=7 [core]=8)
+bad=0
+for dir in */; do
+  m=${dir%/}
+  [ -n "${rank[$m]+x}" ] || { echo "layering: module '$m' has no rank in this test"; bad=1; continue; }
+  while IFS= read -r line; do
+    file=${line%%:*}
+    dep=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$line")
+    [ "$dep" = "$m" ] && continue
+    if [ -z "${rank[$dep]+x}" ] || [ "${rank[$dep]}" -ge "${rank[$m]}" ]; then
+      echo "layering: $file includes $dep/ (rank ${rank[$dep]:-?}), but $m has rank ${rank[$m]}"
+      bad=1
+    fi
+  done < <(grep -HE '^#include "[a-z_]+/' "$m"/*.[ch] 2>/dev/null || true)
+done
+# Raw process and rename plumbing outside base/ (comments and strings aside).
+if grep -nE '\b(fork|execv|execvp|execve|rename)\s*\(' --include='*.c' -r . |
+    grep -v '^\./base/' | grep -vE '^\S+:\s*(\*|//)'; then
+  echo "layering: raw process/rename calls outside base/ (above)"; bad=1
+fi
+[ "$bad" = 0 ] && echo "layering: ok ($(ls -d */ | wc -l) modules)"
+exit "$bad"
