@@ -63,14 +63,14 @@ static bool is_sm_arch(const char *s)
     if (strncmp(s, "sm_", 3) != 0 || n < 5 || n > 7)
         return false;
     for (size_t i = 3; i < n; i++)
-        if (!isdigit((unsigned char)s[i]) && !(i == n - 1 && (s[i] == 'a' || s[i] == 'f')))
+        if (!(s[i] >= '0' && s[i] <= '9') && !(i == n - 1 && (s[i] == 'a' || s[i] == 'f')))
             return false;
     return true;
 }
 
 int aka_platform_parse(const char *s, struct aka_platform *out, struct aka_err *err)
 {
-    char low[48];
+    char low[48] = {0};
     size_t n = s ? strlen(s) : 0;
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < n && i + 1 < sizeof(low); i++)
