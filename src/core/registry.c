@@ -26,6 +26,7 @@ static const struct aka_app apps[] = {
     {"trace", "Record phase markers and source reads of an agent session", cmd_trace},
     {"agent-session", "(internal) Run one guarded coding-agent session; print JSON",
      cmd_agent_session},
+    {"tune-agent", "The built-in agent: tune the kernel's aka:tune knobs", cmd_tune_agent},
     {NULL, NULL, NULL},
 };
 

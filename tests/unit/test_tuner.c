@@ -1,0 +1,259 @@
+/*
+ * test_tuner.c — the built-in tuner's pure pieces (agents/tuner.h): knob
+ * annotations in C and Python comments, malformed ones rejected with
+ * file:line, defaults rewritten, neighbour order, and the never-repeat rule.
+ */
+#include "aka_test.h"
+
+#include "agents/tuner.h"
+#include "base/fs.h"
+#include "base/sha256.h"
+
+#include <string.h>
+
+static const char c_kernel[] =
+    "/*\n"
+    " * A kernel. aka:tune BLOCK in {1, 2, 4}\n"
+    " */\n"
+    "// aka:tune UNROLL in {a,b}\n"
+    "#ifndef BLOCK\n"
+    "#define BLOCK 2 /* the default */\n"
+    "#endif\n"
+    "#ifndef UNROLL\n"
+    "#  define UNROLL b\n"
+    "#endif\n"
+    "/* aka:tune VEC in {8, 16, 32} */ int x; // aka:tune is prose here? no\n";
+
+static void parse_ok(const char *text, enum aka_tune_lang lang, struct aka_knob_space *s)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    int rc = aka_tune_parse("k", text, lang, s, &err);
+    if (rc < 0)
+        print_error("%s\n", err.msg);
+    assert_int_equal(rc, 0);
+}
+
+static void expect_parse_error(const char *text, enum aka_tune_lang lang, const char *want)
+{
+    struct aka_knob_space s;
+    struct aka_err err = AKA_ERR_INIT;
+    assert_int_equal(aka_tune_parse("kernel.c", text, lang, &s, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_USAGE);
+    if (!strstr(err.msg, want))
+        print_error("got: %s\nwant: %s\n", err.msg, want);
+    assert_non_null(strstr(err.msg, want));
+}
+
+static void test_parse_c_comment_styles(void **state)
+{
+    (void)state;
+    struct aka_knob_space s;
+    /* The last line has two comments: the second one's aka:tune is malformed prose. */
+    expect_parse_error(c_kernel, AKA_TUNE_LANG_C, "kernel.c:11: malformed annotation");
+    const char *end = strstr(c_kernel, "int x;");
+    char text[sizeof(c_kernel)];
+    snprintf(text, sizeof(text), "%.*s\n#define VEC 16\n", (int)(end - c_kernel), c_kernel);
+    parse_ok(text, AKA_TUNE_LANG_C, &s);
+    assert_int_equal(s.n, 3);
+    assert_string_equal(s.v[0].name, "BLOCK");
+    assert_int_equal(s.v[0].line, 2);
+    assert_int_equal(s.v[0].values.n, 3);
+    assert_int_equal(s.v[0].dflt, 1);
+    assert_int_equal(s.v[0].def_line, 6);
+    assert_string_equal(s.v[1].name, "UNROLL");
+    assert_string_equal(s.v[1].values.v[1], "b");
+    assert_int_equal(s.v[1].dflt, 1);
+    assert_string_equal(s.v[2].name, "VEC");
+    assert_int_equal(s.v[2].dflt, 1);
+    assert_int_equal(aka_tune_space_size(&s), 18);
+    aka_knob_space_release(&s);
+}
+
+static void test_parse_python_and_code_ignored(void **state)
+{
+    (void)state;
+    struct aka_knob_space s;
+    const char *py = "import triton\n"
+                     "# aka:tune BLOCK in {64, 128, 256}\n"
+                     "BLOCK = 128\n"
+                     "#aka:tune NUM_WARPS in {4,8}\n"
+                     "NUM_WARPS: int = 8  # warps per program\n"
+                     "x = 'aka:tune NOT in {1}'\n"
+                     "def f():\n"
+                     "    BLOCK2 = 3\n";
+    parse_ok(py, AKA_TUNE_LANG_PYTHON, &s);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.v[0].name, "BLOCK");
+    assert_int_equal(s.v[0].dflt, 1);
+    assert_string_equal(s.v[1].name, "NUM_WARPS");
+    assert_int_equal(s.v[1].dflt, 1);
+    aka_knob_space_release(&s);
+    /* '//' is not a comment in Python, '#' is not one in C. */
+    parse_ok("// aka:tune X in {1}\n", AKA_TUNE_LANG_PYTHON, &s);
+    assert_int_equal(s.n, 0);
+    parse_ok("#define Y 1 # aka:tune Y in {1}\n", AKA_TUNE_LANG_C, &s);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(aka_tune_lang_for("k/kernel.py"), AKA_TUNE_LANG_PYTHON);
+    assert_int_equal(aka_tune_lang_for("kernel.cu"), AKA_TUNE_LANG_C);
+}
+
+static void test_malformed_annotations(void **state)
+{
+    (void)state;
+    enum aka_tune_lang c = AKA_TUNE_LANG_C;
+    expect_parse_error("\n// aka:tune B {1, 2}\n#define B 1\n", c, "kernel.c:2: malformed");
+    expect_parse_error("// aka:tune B in 1, 2\n#define B 1\n", c, "expected '{'");
+    expect_parse_error("// aka:tune B in {1,,2}\n#define B 1\n", c, "expected a value");
+    expect_parse_error("// aka:tune B in {1, 2\n#define B 1\n", c, "expected ',' or '}'");
+    expect_parse_error("// aka:tune B in {1, 1}\n#define B 1\n", c, "listed twice");
+    expect_parse_error("// aka:tune B in {1} x\n#define B 1\n", c, "unexpected text");
+    expect_parse_error("// aka:tune 9B in {1}\n", c, "expected a knob name");
+    expect_parse_error("// aka:tune B in {1}\n// aka:tune B in {2}\n#define B 1\n", c,
+                       "kernel.c:2: malformed annotation: this knob is already declared");
+    expect_parse_error("\n\n/* aka:tune B in {1, 2} */\n", c, "kernel.c:3: knob B has no default");
+    expect_parse_error("// aka:tune B in {1, 2}\n\n#define B 3\n", c,
+                       "kernel.c:3: the default 3 of knob B is not in its set (line 1)");
+    expect_parse_error("# aka:tune B in {1, 2}\nB == 1\n", AKA_TUNE_LANG_PYTHON, "no default");
+}
+
+static void test_rewrite_defaults(void **state)
+{
+    (void)state;
+    struct aka_knob_space s, again;
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf out = STRBUF_INIT;
+    const char *text = "/* aka:tune T in {16, 32, 64} */\n#ifndef T\n#define T 32 // tile\n"
+                       "#endif\n// aka:tune U in {0, 1}\n#define U 0\nint t = T;";
+    parse_ok(text, AKA_TUNE_LANG_C, &s);
+    size_t idx[2] = {2, 1};
+    assert_int_equal(aka_tune_rewrite("k", text, &s, idx, &out, &err), 0);
+    assert_string_equal(out.buf, "/* aka:tune T in {16, 32, 64} */\n#ifndef T\n#define T 64 // "
+                                 "tile\n#endif\n// aka:tune U in {0, 1}\n#define U 1\nint t = T;");
+    parse_ok(out.buf, AKA_TUNE_LANG_C, &again);
+    assert_int_equal(again.v[0].dflt, 2);
+    assert_int_equal(again.v[1].dflt, 1);
+    aka_knob_space_release(&again);
+    /* The file changed under the parsed space: refused, never a silent half-rewrite. */
+    assert_int_equal(aka_tune_rewrite("k", "#define X 1\n", &s, idx, &out, &err), -1);
+    assert_non_null(strstr(err.msg, "changed since it was parsed"));
+    aka_knob_space_release(&s);
+
+    const char *py = "# aka:tune BLOCK in {64, 128}\nBLOCK: int = 64  # rows\n";
+    parse_ok(py, AKA_TUNE_LANG_PYTHON, &s);
+    size_t one = 1;
+    assert_int_equal(aka_tune_rewrite("k", py, &s, &one, &out, &err), 0);
+    assert_string_equal(out.buf, "# aka:tune BLOCK in {64, 128}\nBLOCK: int = 128  # rows\n");
+    aka_knob_space_release(&s);
+    strbuf_release(&out);
+}
+
+static const char grid[] = "// aka:tune A in {1, 2, 3}\n#define A 2\n"
+                           "// aka:tune B in {x, y}\n#define B x\n";
+
+static void test_neighbours_in_order(void **state)
+{
+    (void)state;
+    struct aka_knob_space s;
+    struct aka_tune_history h = {STRVEC_INIT, STRVEC_INIT};
+    struct strbuf key = STRBUF_INIT;
+    size_t center[2], next[2];
+    /* Distance 1 first (A down, A up, B up), then distance 2, then nothing. */
+    static const char *const want[] = {"A=1,B=x", "A=3,B=x", "A=2,B=y", "A=1,B=y", "A=3,B=y", NULL};
+    parse_ok(grid, AKA_TUNE_LANG_C, &s);
+    aka_tune_defaults(&s, center);
+    aka_tune_history_add_key(&h, &s, center);
+    for (const char *const *w = want; *w; w++) {
+        assert_true(aka_tune_nearest(&s, &h, grid, center, next));
+        aka_tune_key(&s, next, &key);
+        assert_string_equal(key.buf, *w);
+        aka_tune_history_add_key(&h, &s, next);
+    }
+    assert_false(aka_tune_nearest(&s, &h, grid, center, next));
+    strbuf_release(&key);
+    aka_tune_history_release(&h);
+    aka_knob_space_release(&s);
+}
+
+static void test_never_repeat(void **state)
+{
+    (void)state;
+    struct aka_knob_space s;
+    struct aka_tune_history h = {STRVEC_INIT, STRVEC_INIT};
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf bytes = STRBUF_INIT;
+    char hex[AKA_SHA256_HEX_LEN + 1];
+    size_t idx[2] = {0, 1}, next[2];
+    parse_ok(grid, AKA_TUNE_LANG_C, &s);
+    /* A record evaluated without knobs is recognised by the hash of the rewritten kernel. */
+    assert_int_equal(aka_tune_rewrite("k", grid, &s, idx, &bytes, &err), 0);
+    aka_sha256_hex(bytes.buf, bytes.len, hex);
+    json_t *doc = json_pack("{s:[{s:{s:i, s:s}}, {s:{s:s}}, {s:{s:s, s:s}}], s:{s:s}}", "runs",
+                            "tune", "A", 3, "B", "x", "tune", "A", "1", "tune", "A", "9", "B", "x",
+                            "result", "kernel_sha256", hex);
+    aka_tune_history_add_json(&h, &s, doc);
+    json_decref(doc);
+    assert_int_equal(h.keys.n, 1); /* {A:1} is incomplete and A=9 is not in the space */
+    assert_string_equal(h.keys.v[0], "A=3,B=x");
+    assert_true(aka_tune_tried(&h, &s, grid, idx));
+    assert_false(aka_tune_tried(&h, &s, NULL, idx)); /* keys only */
+    /* Random draws never return a recorded configuration, and stop when none is left. */
+    uint64_t rng = 7;
+    for (int i = 0; i < 4; i++) {
+        assert_true(aka_tune_random(&s, &h, grid, &rng, next));
+        assert_false(aka_tune_tried(&h, &s, grid, next));
+        aka_tune_history_add_key(&h, &s, next);
+    }
+    assert_false(aka_tune_random(&s, &h, grid, &rng, next));
+    strbuf_release(&bytes);
+    aka_tune_history_release(&h);
+    aka_knob_space_release(&s);
+}
+
+/* The bundled native seeds declare the spaces the built-in agent tunes (issue: bundled C
+ * matmul and softmax declare tuning spaces). */
+static void test_bundled_seeds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path;
+        size_t knobs, configs;
+    } seeds[] = {{"examples/ops/matmul/seeds/C/kernel.c", 3, 36},
+                 {"examples/ops/row_softmax/seeds/C/kernel.c", 2, 8}};
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+        struct aka_knob_space s;
+        struct aka_err err = AKA_ERR_INIT;
+        strbuf_addf(&path, "%s/%s", AKA_SOURCE_DIR, seeds[i].path);
+        assert_int_equal(aka_read_file(path.buf, &text, 1 << 20, &err), 0);
+        parse_ok(text.buf, aka_tune_lang_for(path.buf), &s);
+        assert_int_equal(s.n, seeds[i].knobs);
+        assert_int_equal(aka_tune_space_size(&s), seeds[i].configs);
+        aka_knob_space_release(&s);
+        strbuf_release(&path);
+        strbuf_release(&text);
+    }
+}
+
+static void test_kind_from_brief(void **state)
+{
+    (void)state;
+    assert_int_equal(aka_tune_kind_from_brief("# Episode 3 (goal): x\n(full)"), AKA_EPISODE_GOAL);
+    assert_int_equal(aka_tune_kind_from_brief("# Episode 3 (full): x"), AKA_EPISODE_FULL);
+    assert_int_equal(aka_tune_kind_from_brief("# Episode 3 (fast): x"), AKA_EPISODE_FAST);
+    assert_int_equal(aka_tune_kind_from_brief("no title\n(goal)"), AKA_EPISODE_FAST);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_c_comment_styles),
+        cmocka_unit_test(test_parse_python_and_code_ignored),
+        cmocka_unit_test(test_malformed_annotations),
+        cmocka_unit_test(test_rewrite_defaults),
+        cmocka_unit_test(test_neighbours_in_order),
+        cmocka_unit_test(test_never_repeat),
+        cmocka_unit_test(test_bundled_seeds),
+        cmocka_unit_test(test_kind_from_brief),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
