@@ -98,15 +98,16 @@ int aka_fsync_dir(const char *dir, struct aka_err *err)
     return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int aka_write_all(int fd, const void *data, size_t len)
 {
+    const char *p = data;
     while (len) {
-        ssize_t n = write(fd, data, len);
+        ssize_t n = write(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             return -1;
-        data += n;
+        p += n;
         len -= (size_t)n;
     }
     return 0;
@@ -128,7 +129,7 @@ int aka_write_file_atomic(const char *path, const void *data, size_t len, mode_t
                     strerror(errno));
         goto out;
     }
-    if (write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+    if (aka_write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0) {
         aka_err_set(err, AKA_EXIT_FAILED, "%s: write failed: %s", path, strerror(errno));
         close(fd);
         unlink(tmp.buf);

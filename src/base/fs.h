@@ -27,6 +27,9 @@ bool aka_is_file(const char *path); /* regular file (follows symlinks) */
 bool aka_is_dir(const char *path);  /* directory (follows symlinks) */
 bool aka_exists(const char *path);  /* anything, symlinks not followed */
 
+/* write(2) all of data, retrying on EINTR and short writes; -1 with errno set. */
+int aka_write_all(int fd, const void *data, size_t len);
+
 /* Replace path with data atomically (temp + fsync + rename + fsync dir). */
 int aka_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
                           struct aka_err *err);

@@ -304,6 +304,14 @@ int jget_enum(const struct jctx *c, json_t *obj, const char *path, const char *k
     return 0;
 }
 
+json_t *aka_json_string_array(const struct strvec *sv)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; sv && i < sv->n; i++)
+        json_array_append_new(a, json_string(sv->v[i]));
+    return a;
+}
+
 static int dump_cb(const char *buf, size_t size, void *data)
 {
     strbuf_add(data, buf, size);

@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "base/vec.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -86,6 +87,9 @@ int jget_enum(const struct jctx *c, json_t *obj, const char *path, const char *k
  * replace path atomically. Errors name the file.
  */
 int aka_json_write_file(const char *path, const json_t *v, struct aka_err *err);
+/* A JSON array of the strings of sv (NULL: empty); invalid UTF-8 entries are skipped. */
+json_t *aka_json_string_array(const struct strvec *sv);
+
 /* Compact, sorted-keys serialization into sb (no trailing newline). */
 void aka_json_dump_compact(const json_t *v, struct strbuf *sb);
 

@@ -25,6 +25,7 @@
  * no kill(-pgid) can ever race with the child joining its group.
  */
 #include "base/proc.h"
+#include "base/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -105,20 +106,6 @@ static void sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
         ;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 static void close_fd(int *fd)
@@ -529,7 +516,7 @@ static void stream_take(struct stream *s, const char *data, size_t n)
         return;
     if (s->mode == PROC_TO_BUFFER)
         strbuf_add(&s->buf, data, keep);
-    else if (s->file_fd >= 0 && !s->write_errno && write_all(s->file_fd, data, keep) < 0)
+    else if (s->file_fd >= 0 && !s->write_errno && aka_write_all(s->file_fd, data, keep) < 0)
         s->write_errno = errno;
     s->kept += keep;
 }

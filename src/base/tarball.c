@@ -19,6 +19,7 @@
  * programs).
  */
 #include "base/tarball.h"
+#include "base/fs.h"
 #include "base/strbuf.h"
 
 #include <archive.h>
@@ -363,20 +364,6 @@ static int create_file(int dirfd, const char *leaf, mode_t mode)
     return -1;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static int copy_out(struct unpack *u, int fd)
 {
     char buf[COPY_CHUNK];
@@ -390,7 +377,7 @@ static int copy_out(struct unpack *u, int fd)
         if (check_size(u, n) < 0)
             return -1;
         u->total += (size_t)n;
-        if (write_all(fd, buf, (size_t)n) < 0)
+        if (aka_write_all(fd, buf, (size_t)n) < 0)
             return refuse(u, AKA_EXIT_ENV, "write failed: %s", strerror(errno));
     }
 }

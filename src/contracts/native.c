@@ -629,14 +629,6 @@ int aka_native_read(struct aka_operator *op, struct aka_err *err)
     return rc;
 }
 
-static json_t *strvec_json(const struct strvec *sv)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < sv->n; i++)
-        json_array_append_new(a, json_string(sv->v[i]));
-    return a;
-}
-
 json_t *aka_native_details_json(const struct aka_operator *op)
 {
     const struct aka_native *nv = &op->native;
@@ -650,10 +642,10 @@ json_t *aka_native_details_json(const struct aka_operator *op)
     }
     return json_pack("{s:s, s:s, s:I, s:o, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "language",
                      languages[nv->language], "abi_header", nv->abi_header, "abi_version",
-                     (json_int_t)nv->abi_version, "dims", strvec_json(&nv->dims), "reference",
-                     nv->reference_file, "entry", nv->entry, "reference_entry", nv->reference_entry,
-                     "cflags", strvec_json(&nv->cflags), "params", params, "tune",
-                     nv->tune ? json_deep_copy(nv->tune) : json_null(), "roofline",
+                     (json_int_t)nv->abi_version, "dims", aka_json_string_array(&nv->dims),
+                     "reference", nv->reference_file, "entry", nv->entry, "reference_entry",
+                     nv->reference_entry, "cflags", aka_json_string_array(&nv->cflags), "params",
+                     params, "tune", nv->tune ? json_deep_copy(nv->tune) : json_null(), "roofline",
                      nv->roofline_flops ? json_pack("{s:s, s:s}", "flops", nv->roofline_flops,
                                                     "bytes", nv->roofline_bytes)
                                         : json_null(),

@@ -774,23 +774,15 @@ out:
     return rc;
 }
 
-static json_t *strvec_json(const struct strvec *sv)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < sv->n; i++)
-        json_array_append_new(a, json_string(sv->v[i]));
-    return a;
-}
-
 static json_t *solution_json(const struct aka_solution *sol)
 {
     json_t *paths = json_array();
     for (size_t i = 0; i < sol->sources.n; i++)
         json_array_append_new(paths, json_string(sol->sources.v[i].path));
     return json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:b, s:o}", "name", sol->name, "author",
-                     sol->author, "languages", strvec_json(&sol->languages), "target_hardware",
-                     strvec_json(&sol->target_hardware), "entry_file", sol->entry_file,
-                     "entry_function", sol->entry_function, "destination_passing",
+                     sol->author, "languages", aka_json_string_array(&sol->languages),
+                     "target_hardware", aka_json_string_array(&sol->target_hardware), "entry_file",
+                     sol->entry_file, "entry_function", sol->entry_function, "destination_passing",
                      sol->destination_passing, "sources", paths);
 }
 

@@ -1114,14 +1114,6 @@ int aka_eval_episode_detect(struct aka_eval_episode *ep, struct aka_err *err)
     return rc;
 }
 
-static json_t *strvec_json(const struct strvec *sv)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; sv && i < sv->n; i++)
-        json_array_append_new(a, json_string(sv->v[i]));
-    return a;
-}
-
 static json_t *record_json(const struct aka_eval_request *req, const struct aka_eval_outcome *o,
                            const char *episode)
 {
@@ -1140,7 +1132,7 @@ static json_t *record_json(const struct aka_eval_request *req, const struct aka_
                      episode ? json_string(episode) : json_null(), "kernel", req->kernel,
                      "kernel_sha256", o->kernel_sha256, "op_dir", req->op_dir, "framework",
                      o->framework ? o->framework : req->framework, "platform", o->platform,
-                     "shape_ids", strvec_json(req->shape_ids), "multi_seed",
+                     "shape_ids", aka_json_string_array(req->shape_ids), "multi_seed",
                      req->multi_seed > 0 ? req->multi_seed : 1, "timed_runs", req->timed_runs,
                      "tune", tune, "sandbox_isolation", o->isolation, "exit_code", o->exit_code,
                      "all_pass", o->result.all_pass, "result", aka_eval_result_json(o));

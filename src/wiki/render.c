@@ -3,6 +3,7 @@
  * that the command layer only prints. Attribution is rendered with every hit,
  * in both forms: record id, plugin, plugin version, file:line, source.
  */
+#include "base/json.h"
 #include "wiki/wiki_impl.h"
 
 #include <math.h>
@@ -132,14 +133,6 @@ void aka_wiki_result_format(const struct aka_wiki_result *res, struct strbuf *ou
     }
 }
 
-static json_t *strvec_json(const struct strvec *sv)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < sv->n; i++)
-        json_array_append_new(a, json_string(sv->v[i]));
-    return a;
-}
-
 json_t *aka_wiki_plugins_json(const struct aka_wiki_plugin_list *pl)
 {
     json_t *loaded = json_array(), *skipped = json_array();
@@ -149,15 +142,15 @@ json_t *aka_wiki_plugins_json(const struct aka_wiki_plugin_list *pl)
                               "origin", aka_wiki_origin_name(p->origin), "root", p->root,
                               "fingerprint", p->fingerprint);
         if (p->skipped) {
-            json_object_set_new(o, "problems", strvec_json(&p->problems));
+            json_object_set_new(o, "problems", aka_json_string_array(&p->problems));
             json_array_append_new(skipped, o);
             continue;
         }
         json_object_set_new(o, "records", json_integer((json_int_t)p->record_count));
-        json_object_set_new(o, "record_dirs", strvec_json(&p->record_dirs));
-        json_object_set_new(o, "skills", strvec_json(&p->skills));
-        json_object_set_new(o, "instructions", strvec_json(&p->instructions));
-        json_object_set_new(o, "tools", strvec_json(&p->tools));
+        json_object_set_new(o, "record_dirs", aka_json_string_array(&p->record_dirs));
+        json_object_set_new(o, "skills", aka_json_string_array(&p->skills));
+        json_object_set_new(o, "instructions", aka_json_string_array(&p->instructions));
+        json_object_set_new(o, "tools", aka_json_string_array(&p->tools));
         json_array_append_new(loaded, o);
     }
     return json_pack("{s:o, s:o}", "plugins", loaded, "skipped", skipped);
