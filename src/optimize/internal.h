@@ -6,6 +6,7 @@
 
 #include "base/lock.h"
 #include "bootstrap/bootstrap.h"
+#include "git/git.h"
 #include "optimize/optimize.h"
 
 struct aka_run {
@@ -34,5 +35,77 @@ int aka_optimize_v1(struct aka_run *r, const struct aka_optimize_opts *o,
 /* The episode loop: budget checks at its top, then episodes. */
 int aka_optimize_loop(struct aka_run *r, const struct aka_optimize_opts *o, char *stop_reason,
                       size_t stop_len, struct aka_err *err);
+
+/* ---- episodes (episode*.c; DESIGN §3, §4.4, §5) ------------------------------------------ */
+
+/* .aka/state.json counters; other keys in the file are kept on save. */
+struct aka_episode_counters {
+    long long episodes, accepted, rejected, pivoted, blocked, protocol_failures, interrupted;
+    long long tokens, consecutive; /* consecutive: episodes without promotion in a row */
+};
+
+enum aka_episode_kind { AKA_EPISODE_FAST, AKA_EPISODE_FULL, AKA_EPISODE_GOAL };
+extern const char *const aka_episode_kind_names[];
+
+/* One episode in flight: identity, then what the supervisor found out. */
+struct aka_episode {
+    long number, version;
+    enum aka_episode_kind kind;
+    char base[AKA_GIT_OID_HEX + 1], candidate[AKA_GIT_OID_HEX + 1];
+    struct strbuf worktree, branch, dir; /* dir: <ws>/.aka/episodes/e<NNNN> */
+    const char *phase;
+    long long pgid; /* the agent's process group, 0 while unknown */
+    enum aka_memory_status status;
+    char violation[1024];
+    json_t *verification; /* the record's "verification" object (owned) */
+    json_t *promoted_doc; /* memory record of a verified candidate (owned), else NULL */
+    long long tokens;
+    char session_id[256];
+};
+
+/* state.json: a missing or unreadable file is a fresh campaign (all zero). */
+void aka_state_load(const char *ws, struct aka_episode_counters *c);
+int aka_state_save(const char *ws, const struct aka_episode_counters *c, struct aka_err *err);
+
+/* .aka/active_episode.json: written (atomically) before each irreversible step. */
+int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *ep,
+                            struct aka_err *err);
+bool aka_episode_active_exists(const char *ws);
+int aka_episode_clear_active(const char *ws, struct aka_err *err);
+
+/* The kind episode `number` gets (DESIGN §3 scheduling). */
+enum aka_episode_kind aka_episode_kind_for(const struct aka_optimize_opts *o, long number,
+                                           const struct aka_episode_counters *c);
+
+/* Run the agent session and classify its handoff (episode_assess.c). */
+int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
+                        struct aka_episode *ep, struct aka_err *err);
+/* Terminal assessment of a candidate_ready handoff; sets ep->status on failure. */
+int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struct aka_err *err);
+
+/* Fast or ABBA verification of ep->candidate (episode_verify.c). */
+int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       struct aka_err *err);
+
+/* The one canonical commit of the episode, then cleanup (episode_record.c). */
+int aka_episode_record(struct aka_run *r, struct aka_episode *ep, struct aka_err *err);
+
+/* After the canonical commit: counters (once per episode), state.json, active record gone. */
+int aka_episode_finish(struct aka_run *r, const struct aka_episode *ep,
+                       struct aka_episode_counters *c, struct aka_err *err);
+void aka_episode_release(struct aka_episode *ep);
+
+/* An episode left in flight by a stopped supervisor (episode_recover.c): a version
+ * already committed is proven and finished; otherwise, with HEAD still at the base,
+ * it is recorded as interrupted; anything else is refused (code 1). */
+int aka_episode_recover(struct aka_run *r, struct aka_episode_counters *c, struct aka_err *err);
+
+/* Archive the worktree's evidence and remove it (the branch stays); prune when it is gone. */
+int aka_episode_drop_worktree(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err);
+
+/* One whole episode; ep's status says how it ended (episode.c). */
+int aka_episode_run(struct aka_run *r, const struct aka_optimize_opts *o,
+                    struct aka_episode_counters *c, enum aka_memory_status *status,
+                    struct aka_err *err);
 
 #endif

@@ -4,7 +4,8 @@
  * Budgets are mechanical and checked at the loop top (upstream invariant 13):
  * the highest canonical version against --max-iters, the persisted token count
  * in .aka/state.json against --token-budget. Because both are read from disk,
- * a stopped campaign rerun with a larger budget simply goes on.
+ * a stopped campaign rerun with a larger budget simply goes on. Between the
+ * checks, one episode at a time (episode.c); --max-stall after each.
  */
 #include "base/fs.h"
 #include "base/json.h"
@@ -108,21 +109,45 @@ static long long state_tokens(const char *ws)
     return tokens;
 }
 
-int aka_optimize_loop(struct aka_run *r, const struct aka_optimize_opts *o, char *stop_reason,
-                      size_t stop_len, struct aka_err *err)
+/* The loop-top budgets; true (with the reason) when the campaign must stop. */
+static bool budget_stop(struct aka_run *r, const struct aka_optimize_opts *o, char *reason,
+                        size_t len)
 {
     long latest = latest_version(r->ws.buf);
     long long tokens = state_tokens(r->ws.buf);
     if (latest >= o->max_iters) {
-        snprintf(stop_reason, stop_len, "budget: max-iters (v%ld >= %d)", latest, o->max_iters);
-    } else if (o->token_budget > 0 && tokens >= o->token_budget) {
-        snprintf(stop_reason, stop_len, "budget: token-budget (%lld >= %lld tokens)", tokens,
+        snprintf(reason, len, "budget: max-iters (v%ld >= %d)", latest, o->max_iters);
+        return true;
+    }
+    if (o->token_budget > 0 && tokens >= o->token_budget) {
+        snprintf(reason, len, "budget: token-budget (%lld >= %lld tokens)", tokens,
                  o->token_budget);
-    } else {
-        return aka_err_set(err, AKA_EXIT_FAILED,
-                           "episode v%ld: the episode engine is not in this aka build yet; "
-                           "the recorded versions are kept and a rerun resumes from v%ld",
-                           latest + 1, latest);
+        return true;
+    }
+    return false;
+}
+
+int aka_optimize_loop(struct aka_run *r, const struct aka_optimize_opts *o, char *stop_reason,
+                      size_t stop_len, struct aka_err *err)
+{
+    for (;;) {
+        struct aka_episode_counters c;
+        enum aka_memory_status st = AKA_MEM_INTERRUPTED;
+        aka_state_load(r->ws.buf, &c);
+        /* An episode left in flight is settled before any budget is read: its version may
+         * be on disk but not yet committed. */
+        if (aka_episode_active_exists(r->ws.buf) && aka_episode_recover(r, &c, err) < 0)
+            return -1;
+        if (budget_stop(r, o, stop_reason, stop_len))
+            break;
+        if (aka_episode_run(r, o, &c, &st, err) < 0)
+            return -1;
+        /* A valid blocked outcome does not count toward --max-stall (upstream §2.3). */
+        if (st != AKA_MEM_BLOCKED && o->max_stall > 0 && c.consecutive >= o->max_stall) {
+            snprintf(stop_reason, stop_len, "stall: %lld episodes without promotion",
+                     c.consecutive);
+            break;
+        }
     }
     aka_optimize_progress(r, "stop: %s", stop_reason);
     return 0;

@@ -27,6 +27,7 @@ struct aka_optimize_opts {
     const char *op_dir, *platform, *framework, *arch, *notes, *goal;
     const char *optimization_mode;  /* leaderboard | production */
     const char *agent_cli;          /* claude | qodercli | codex | pi | builtin */
+    const char *agent_cli_path;     /* the agent CLI binary; "": the backend's name on PATH */
     const char *framework_baseline; /* auto | always | never */
     const char *workspace, *workspace_suffix;
     /* budgets and episode schedule */

@@ -51,6 +51,8 @@ static const struct flag flags[] = {
      "kernel framework; empty: one child campaign per framework the vendor supports"},
     {"--agent-cli", OFF(agent_cli), agents, 0, 0, K_CHOICE, 0, "CLI",
      "agent for V1 and episodes (default claude); builtin is the mechanical tuner"},
+    {"--agent-cli-path", OFF(agent_cli_path), NULL, 0, 0, K_STR, 0, "PATH",
+     "the agent CLI executable (default: the --agent-cli name looked up on PATH)"},
     {"--optimization-mode", OFF(optimization_mode), modes, 0, 0, K_CHOICE, 0, "MODE",
      "leaderboard (default) or production (fail-closed policy, V1 by default)"},
     {"--framework-baseline", OFF(framework_baseline), baselines, 0, 0, K_CHOICE, 0, "WHEN",
@@ -139,6 +141,7 @@ void aka_optimize_opts_init(struct aka_optimize_opts *o)
     memset(o, 0, sizeof(*o));
     o->framework = "";
     o->agent_cli = "claude";
+    o->agent_cli_path = "";
     o->optimization_mode = "leaderboard";
     o->framework_baseline = "auto";
     o->framework_baseline_timeout = 10800;

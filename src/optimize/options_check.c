@@ -188,7 +188,10 @@ int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_e
 {
     if (!aka_is_dir(o->op_dir))
         return usage(err, "--op-dir: %s is not a directory", o->op_dir);
-    if (strcmp(o->agent_cli, "builtin") != 0 && !on_path(o->agent_cli))
+    if (o->agent_cli_path && *o->agent_cli_path && access(o->agent_cli_path, X_OK) != 0)
+        return usage(err, "--agent-cli-path %s: not an executable file", o->agent_cli_path);
+    if (strcmp(o->agent_cli, "builtin") != 0 && !(o->agent_cli_path && *o->agent_cli_path) &&
+        !on_path(o->agent_cli))
         return usage(err, "--agent-cli %s: '%s' is not on PATH", o->agent_cli, o->agent_cli);
     if (strcmp(o->sandbox, "local") != 0)
         return usage(err, "--sandbox %s: this aka build has only the local transport", o->sandbox);

@@ -1,0 +1,252 @@
+/*
+ * episode.c — one episode from HEAD to its canonical version (DESIGN §3, §4.4):
+ *
+ *   preparing   active_episode.json first, then worktree + branch from HEAD,
+ *               the in-progress journal and the rendered brief;
+ *   exploring   the agent session (episode_assess.c) and the handoff assessment;
+ *   verifying   fast or ABBA verification of a valid candidate (episode_verify.c);
+ *   recording   promotion or outcome commit, cleanup (episode_record.c).
+ *
+ * The worktree lives outside the workspace (<parent>/.aka-worktrees/<ws>/...)
+ * so that nothing the agent leaves behind can ever be picked up by a `git add`
+ * in the incumbent, and its branch survives the worktree for later inspection.
+ */
+#include "agents/agents.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "optimize/internal.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void random_hex(char out[9])
+{
+    unsigned int v = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        v = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16); /* uniqueness only */
+    if (fd >= 0)
+        close(fd);
+    snprintf(out, 9, "%08x", v);
+}
+
+static long latest_memory_version(const char *ws)
+{
+    struct aka_memory_listing l = {0};
+    struct strbuf dir = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    aka_path_join(&dir, ws, "memory");
+    long v = aka_memory_list(dir.buf, &l, &ignored) < 0 ? -1 : aka_memory_latest(&l);
+    aka_memory_listing_release(&l);
+    strbuf_release(&dir);
+    return v;
+}
+
+/* Identity and paths: e<NNNN>-<hex> under <parent>/.aka-worktrees/<workspace name>/. */
+static int plan(struct aka_run *r, const struct aka_optimize_opts *o,
+                const struct aka_episode_counters *c, struct aka_episode *ep, struct aka_err *err)
+{
+    struct aka_git g;
+    char hex[9];
+    const char *slash = strrchr(r->ws.buf, '/');
+    ep->number = (long)c->episodes + 1;
+    ep->version = latest_memory_version(r->ws.buf) + 1;
+    ep->kind = aka_episode_kind_for(o, ep->number, c);
+    ep->phase = "preparing";
+    random_hex(hex);
+    strbuf_addf(&ep->branch, "aka/e%04ld-%s", ep->number, hex);
+    strbuf_add(&ep->worktree, r->ws.buf, slash ? (size_t)(slash - r->ws.buf) : 0);
+    strbuf_addf(&ep->worktree, "/.aka-worktrees/%s/e%04ld-%s", slash ? slash + 1 : r->ws.buf,
+                ep->number, hex);
+    strbuf_addf(&ep->dir, "%s/.aka/episodes/e%04ld", r->ws.buf, ep->number);
+    aka_git_open(&g, r->ws.buf);
+    int rc = aka_git_rev_parse(&g, "HEAD", ep->base, err);
+    aka_git_close(&g);
+    return rc;
+}
+
+static int create_worktree(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
+{
+    struct aka_git g;
+    struct strbuf parent = STRBUF_INIT;
+    const char *slash = strrchr(ep->worktree.buf, '/');
+    strbuf_add(&parent, ep->worktree.buf, (size_t)(slash - ep->worktree.buf));
+    aka_git_open(&g, r->ws.buf);
+    int rc = aka_mkdir_p(parent.buf, 0755, err) < 0 || aka_mkdir_p(ep->dir.buf, 0755, err) < 0
+                 ? -1
+                 : aka_git_worktree_add(&g, ep->worktree.buf, ep->branch.buf, ep->base, err);
+    aka_git_close(&g);
+    strbuf_release(&parent);
+    return rc;
+}
+
+static int create_journal(const struct aka_episode *ep, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_episode_ids ids = {.episode = ep->number,
+                                  .memory_version = ep->version,
+                                  .base_commit = ep->base,
+                                  .episode_branch = ep->branch.buf};
+    aka_path_join(&p, ep->worktree.buf, ".aka");
+    int rc = aka_mkdir_p(p.buf, 0755, err);
+    strbuf_addstr(&p, "/journal.json");
+    if (rc == 0)
+        rc = aka_journal_create(p.buf, &ids, NULL, err);
+    strbuf_release(&p);
+    return rc;
+}
+
+static void incumbent_summary(const struct aka_run *r, long version, struct strbuf *out)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_memory_record m;
+    struct aka_err ignored = AKA_ERR_INIT;
+    strbuf_addf(&p, "%s/memory/v%ld.json", r->ws.buf, version);
+    if (version >= 0 && aka_memory_load(p.buf, &m, &ignored) == 0) {
+        strbuf_addf(out, "v%ld (%s), latency geomean %.3f us", version,
+                    aka_memory_status_names[m.status], m.latency_us_geomean);
+        aka_memory_release(&m);
+    } else {
+        strbuf_addstr(out, "see `aka memory latest`");
+    }
+    strbuf_release(&p);
+}
+
+static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
+                        const struct aka_episode_counters *c, struct aka_episode *ep,
+                        struct aka_err *err)
+{
+    static const char *const templates[] = {"fast.md", "full.md", "goal.md"};
+    struct strbuf tpl = STRBUF_INIT, out = STRBUF_INIT, inc = STRBUF_INIT, dst = STRBUF_INIT;
+    char num[24], ver[24], trials[24], stalls[64];
+    snprintf(num, sizeof(num), "%ld", ep->number);
+    snprintf(ver, sizeof(ver), "%ld", ep->version);
+    snprintf(trials, sizeof(trials), "%d", o->fast_trials);
+    snprintf(stalls, sizeof(stalls), "%lld consecutive episodes without promotion", c->consecutive);
+    incumbent_summary(r, ep->version - 1, &inc);
+    const struct aka_brief_var vars[] = {
+        {"episode", num},
+        {"memory_version", ver},
+        {"framework", o->framework},
+        {"platform", o->platform},
+        {"operator", r->op.name},
+        {"kernel_file", r->camp.kernel},
+        {"incumbent_summary", inc.buf},
+        {"mode_policy", aka_optimize_is_production(o) ? "production" : "leaderboard"},
+        {"notes", o->notes && *o->notes ? o->notes : "(none)"},
+        {"skills_hint", aka_agent_skills_hint(o->agent_cli)},
+        {"trials", trials},
+        {"goal", o->goal && *o->goal ? o->goal : "restructure the kernel broadly"},
+        {"stall_summary", stalls},
+        {NULL, NULL},
+    };
+    strbuf_addf(&tpl, "%s/runtime/prompts/%s", r->env.repo_root, templates[ep->kind]);
+    aka_path_join(&dst, ep->worktree.buf, ".aka/BRIEF.md");
+    int rc = aka_brief_render(tpl.buf, vars, &out, err);
+    if (rc == 0)
+        rc = aka_write_file_atomic(dst.buf, out.buf, out.len, 0644, err);
+    strbuf_reset(&dst);
+    aka_path_join(&dst, ep->dir.buf, "BRIEF.md"); /* the supervisor's copy outlives the worktree */
+    if (rc == 0)
+        rc = aka_write_file_atomic(dst.buf, out.buf, out.len, 0644, err);
+    strbuf_release(&tpl);
+    strbuf_release(&out);
+    strbuf_release(&inc);
+    strbuf_release(&dst);
+    return rc;
+}
+
+static int prepare(struct aka_run *r, const struct aka_optimize_opts *o,
+                   const struct aka_episode_counters *c, struct aka_episode *ep,
+                   struct aka_err *err)
+{
+    if (plan(r, o, c, ep, err) < 0 || aka_episode_save_active(r, ep, err) < 0 ||
+        create_worktree(r, ep, err) < 0)
+        return -1;
+    ep->phase = "exploring";
+    if (aka_episode_save_active(r, ep, err) < 0 || create_journal(ep, err) < 0 ||
+        render_brief(r, o, c, ep, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Counters after the canonical commit: promotion resets the stall count. Idempotent: an
+ * episode already counted (a crash after state.json was saved) is not counted twice. */
+static void count(struct aka_episode_counters *c, const struct aka_episode *ep)
+{
+    if (c->episodes >= ep->number)
+        return;
+    c->episodes = ep->number;
+    c->tokens += ep->tokens;
+    c->consecutive = ep->status == AKA_MEM_PROMOTED ? 0 : c->consecutive + 1;
+    long long *slot = ep->status == AKA_MEM_PROMOTED          ? &c->accepted
+                      : ep->status == AKA_MEM_PIVOT           ? &c->pivoted
+                      : ep->status == AKA_MEM_BLOCKED         ? &c->blocked
+                      : ep->status == AKA_MEM_INVALID_HANDOFF ? &c->protocol_failures
+                      : ep->status == AKA_MEM_INTERRUPTED     ? &c->interrupted
+                                                              : &c->rejected;
+    (*slot)++;
+}
+
+int aka_episode_finish(struct aka_run *r, const struct aka_episode *ep,
+                       struct aka_episode_counters *c, struct aka_err *err)
+{
+    count(c, ep);
+    if (aka_state_save(r->ws.buf, c, err) < 0 || aka_episode_clear_active(r->ws.buf, err) < 0)
+        return -1;
+    aka_optimize_progress(r, "episode %ld: v%ld %s%s%s", ep->number, ep->version,
+                          aka_memory_status_names[ep->status], ep->violation[0] ? ": " : "",
+                          ep->violation);
+    return 0;
+}
+
+void aka_episode_release(struct aka_episode *ep)
+{
+    strbuf_release(&ep->worktree);
+    strbuf_release(&ep->branch);
+    strbuf_release(&ep->dir);
+    json_decref(ep->verification);
+    json_decref(ep->promoted_doc);
+}
+
+static int play(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                struct aka_err *err)
+{
+    if (aka_episode_session(r, o, ep, err) < 0)
+        return -1;
+    if (ep->status == AKA_MEM_PROMOTED) { /* a candidate_ready handoff: assess, then verify */
+        if (aka_episode_check_candidate(r, ep, err) < 0)
+            return -1;
+        if (ep->status == AKA_MEM_PROMOTED) {
+            ep->phase = "verifying";
+            if (aka_episode_save_active(r, ep, err) < 0 || aka_episode_verify(r, o, ep, err) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int aka_episode_run(struct aka_run *r, const struct aka_optimize_opts *o,
+                    struct aka_episode_counters *c, enum aka_memory_status *status,
+                    struct aka_err *err)
+{
+    struct aka_episode ep = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
+    int rc = prepare(r, o, c, &ep, err);
+    if (rc == 0) {
+        aka_optimize_progress(r, "episode %ld (%s) -> v%ld: agent %s in %s", ep.number,
+                              aka_episode_kind_names[ep.kind], ep.version, o->agent_cli,
+                              ep.worktree.buf);
+        rc = play(r, o, &ep, err);
+    }
+    if (rc == 0)
+        rc = aka_episode_record(r, &ep, err);
+    if (rc == 0)
+        rc = aka_episode_finish(r, &ep, c, err);
+    if (rc == 0)
+        *status = ep.status;
+    aka_episode_release(&ep);
+    return rc;
+}

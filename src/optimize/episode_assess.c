@@ -1,0 +1,245 @@
+/*
+ * episode_assess.c — the agent session of an episode and the terminal
+ * assessment of what it handed off (DESIGN §4.5, §5; upstream §2.5, §5.3).
+ *
+ * The agent's word counts for nothing: its handoff is only a pointer to
+ * evidence. The supervisor re-reads the handoff and the journal itself,
+ * checks that they belong to this episode, and for a candidate checks in Git
+ * that the commit is the worktree's HEAD on the episode branch, that the tree
+ * is clean and that the diff from the base is exactly the kernel file. The
+ * status convention while assessing: AKA_MEM_PROMOTED means "a candidate still
+ * in the running"; every failed check replaces it with the terminal status.
+ */
+#include "agents/agents.h"
+#include "base/fs.h"
+#include "optimize/internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set_status(struct aka_episode *ep, enum aka_memory_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_status(struct aka_episode *ep, enum aka_memory_status st, const char *fmt, ...)
+{
+    va_list ap;
+    ep->status = st;
+    va_start(ap, fmt);
+    vsnprintf(ep->violation, sizeof(ep->violation), fmt, ap);
+    va_end(ap);
+}
+
+struct handoff_check {
+    const struct aka_episode *ep;
+    struct strbuf handoff, journal;
+};
+
+/* Load the handoff and the journal and run the contracts' terminal validation. */
+static int validate_handoff(const struct handoff_check *hc, struct aka_handoff *h,
+                            struct aka_err *err)
+{
+    struct aka_journal j;
+    struct aka_episode_ids ids = {.episode = hc->ep->number,
+                                  .memory_version = hc->ep->version,
+                                  .base_commit = hc->ep->base,
+                                  .episode_branch = hc->ep->branch.buf};
+    if (aka_handoff_load(hc->handoff.buf, h, err) < 0 ||
+        aka_journal_load(hc->journal.buf, &j, err) < 0)
+        return -1;
+    int rc = aka_handoff_check_journal(hc->handoff.buf, h, hc->journal.buf, &j, &ids, err);
+    aka_journal_release(&j);
+    return rc;
+}
+
+/* The session's completion check: a resume turn follows a false answer. */
+static bool session_complete(void *data, char *diagnosis, size_t size)
+{
+    struct aka_handoff h;
+    struct aka_err err = AKA_ERR_INIT;
+    if (validate_handoff(data, &h, &err) == 0)
+        return true;
+    snprintf(diagnosis, size, "%s", err.msg);
+    return false;
+}
+
+static void agent_env(struct aka_run *r, const struct aka_episode *ep, struct strvec *env)
+{
+    strvec_pushf(env, "ATREX_AKA_WORKSPACE=%s", r->ws.buf);
+    strvec_pushf(env, "ATREX_AKA_WORKTREE=%s", ep->worktree.buf);
+    strvec_pushf(env, "ATREX_AKA_EPISODE=%ld", ep->number);
+    /* `aka eval` in the session must use this campaign's asset tree. */
+    strvec_pushf(env, "ATREX_AKA_HOME=%s", r->env.repo_root);
+}
+
+static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                     struct handoff_check *hc, struct aka_agent_session_result *res,
+                     struct aka_err *err)
+{
+    struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT;
+    struct strvec env = {0};
+    aka_path_join(&brief, ep->worktree.buf, ".aka/BRIEF.md");
+    aka_path_join(&cap, ep->dir.buf, "agent");
+    agent_env(r, ep, &env);
+    const char *envp[] = {env.v[0], env.v[1], env.v[2], env.v[3], NULL};
+    int resumes = o->handoff_resumes;
+    if (ep->kind == AKA_EPISODE_GOAL && resumes < 20)
+        resumes = 20; /* goal episodes restructure widely: more repair turns (DESIGN §3) */
+    struct aka_agent_session_request sreq = {
+        .req = {.backend = o->agent_cli,
+                .cli_path = o->agent_cli_path && *o->agent_cli_path ? o->agent_cli_path : NULL,
+                .worktree = ep->worktree.buf,
+                .brief_file = brief.buf,
+                .capture_dir = cap.buf,
+                .env = envp,
+                .effort = ep->kind == AKA_EPISODE_FAST ? "xhigh" : "max",
+                .repo_root = r->env.repo_root},
+        .handoff_resumes = resumes,
+        .handoff_path = hc->handoff.buf,
+        .check = session_complete,
+        .check_data = hc,
+    };
+    int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 ? -1 : aka_agent_run_session(&sreq, res, err);
+    strvec_clear(&env);
+    strbuf_release(&brief);
+    strbuf_release(&cap);
+    return rc;
+}
+
+static void classify(struct aka_episode *ep, const struct aka_agent_session_result *res,
+                     const struct handoff_check *hc)
+{
+    struct aka_handoff h;
+    struct aka_err err = AKA_ERR_INIT;
+    if (res->exit_code != 0 || res->timed_out) {
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "agent session ended badly (exit=%d%s): %s",
+                   res->exit_code, res->timed_out ? ", timed out" : "",
+                   res->diagnosis[0] ? res->diagnosis : "no diagnosis");
+    } else if (!res->complete) {
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "no valid handoff after %d invocation(s): %s",
+                   res->invocations, res->diagnosis);
+    } else if (validate_handoff(hc, &h, &err) < 0) { /* re-read: the agent may still write */
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "%s", err.msg);
+    } else if (h.status == AKA_HANDOFF_PIVOT) {
+        set_status(ep, AKA_MEM_PIVOT, "%s", "");
+    } else if (h.status == AKA_HANDOFF_BLOCKED) {
+        set_status(ep, AKA_MEM_BLOCKED, "%s", "");
+    } else {
+        set_status(ep, AKA_MEM_PROMOTED, "%s", "");
+        snprintf(ep->candidate, sizeof(ep->candidate), "%s", h.candidate_commit);
+    }
+}
+
+int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
+                        struct aka_episode *ep, struct aka_err *err)
+{
+    /* On the heap: the result keeps every invocation's record and is large. */
+    struct aka_agent_session_result *res = calloc(1, sizeof(*res));
+    if (!res)
+        return aka_err_set(err, AKA_EXIT_FAILED, "out of memory");
+    struct handoff_check hc = {.ep = ep, .handoff = STRBUF_INIT, .journal = STRBUF_INIT};
+    aka_path_join(&hc.handoff, ep->worktree.buf, ".aka/handoff.json");
+    aka_path_join(&hc.journal, ep->worktree.buf, ".aka/journal.json");
+    int rc = run_agent(r, o, ep, &hc, res, err);
+    if (rc == 0) {
+        ep->pgid = res->last.pgid;
+        ep->tokens = res->usage.total > 0 ? res->usage.total : 0;
+        snprintf(ep->session_id, sizeof(ep->session_id), "%s", res->session_id);
+        classify(ep, res, &hc);
+    }
+    free(res);
+    strbuf_release(&hc.handoff);
+    strbuf_release(&hc.journal);
+    return rc;
+}
+
+/* ---- the candidate ------------------------------------------------------------------------ */
+
+static bool protected_path(const char *path)
+{
+    static const char *const names[] = {"input.py",
+                                        "shapes.json",
+                                        "operator.json",
+                                        "definition.json",
+                                        "workload.jsonl",
+                                        "metadata.json",
+                                        "agent_problem.json",
+                                        "roofline.json",
+                                        "README.md",
+                                        ".gitignore",
+                                        "framework_baseline.json",
+                                        "solution.json",
+                                        NULL};
+    static const char *const prefixes[] = {"memory/", ".aka/",    ".claude/",
+                                           ".qoder/", ".agents/", NULL};
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (strncmp(base, "reference.", 10) == 0)
+        return true;
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(path, names[i]) == 0)
+            return true;
+    for (size_t i = 0; prefixes[i]; i++)
+        if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+/* The diff base..candidate must be exactly the kernel file. */
+static int check_diff(struct aka_run *r, const struct aka_git *g, struct aka_episode *ep,
+                      struct aka_err *err)
+{
+    struct strvec names = {0};
+    int rc = aka_git_diff_names(g, ep->base, ep->candidate, &names, err);
+    for (size_t i = 0; rc == 0 && i < names.n && ep->status == AKA_MEM_PROMOTED; i++)
+        if (protected_path(names.v[i]))
+            set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %.12s touches the protected path %s",
+                       ep->candidate, names.v[i]);
+    for (size_t i = 0; rc == 0 && i < names.n && ep->status == AKA_MEM_PROMOTED; i++)
+        if (strcmp(names.v[i], r->camp.kernel) != 0)
+            set_status(ep, AKA_MEM_INVALID_HANDOFF,
+                       "candidate %.12s changes %s; only %s may change", ep->candidate, names.v[i],
+                       r->camp.kernel);
+    if (rc == 0 && names.n == 0 && ep->status == AKA_MEM_PROMOTED)
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %.12s has no changes from the base",
+                   ep->candidate);
+    strvec_clear(&names);
+    return rc;
+}
+
+/* Identity: the candidate is the worktree's HEAD, on its branch, descended from base, clean. */
+static void check_identity(const struct aka_git *g, struct aka_episode *ep)
+{
+    char head[AKA_GIT_OID_HEX + 1], cand[AKA_GIT_OID_HEX + 1];
+    struct strbuf branch = STRBUF_INIT, rev = STRBUF_INIT;
+    struct aka_err e = AKA_ERR_INIT;
+    bool ancestor = false, clean = false;
+    strbuf_addf(&rev, "%s^{commit}", ep->candidate);
+    if (aka_git_rev_parse(g, rev.buf, cand, &e) < 0 || aka_git_rev_parse(g, "HEAD", head, &e) < 0)
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %s does not resolve: %s", ep->candidate,
+                   e.msg);
+    else if (strcmp(cand, head) != 0)
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %.12s is not the worktree HEAD %.12s",
+                   cand, head);
+    else if (aka_git_current_branch(g, &branch, &e) < 0 || strcmp(branch.buf, ep->branch.buf))
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "the worktree left its branch %s", ep->branch.buf);
+    else if (aka_git_is_ancestor(g, ep->base, cand, &ancestor, &e) < 0 || !ancestor)
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %.12s does not descend from %.12s", cand,
+                   ep->base);
+    else if (aka_git_is_clean(g, &clean, &e) < 0 || !clean)
+        set_status(ep, AKA_MEM_INVALID_HANDOFF,
+                   "the worktree has uncommitted changes: the candidate is not what was left");
+    else
+        memcpy(ep->candidate, cand, sizeof(cand));
+    strbuf_release(&branch);
+    strbuf_release(&rev);
+}
+
+int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
+{
+    struct aka_git g;
+    aka_git_open(&g, ep->worktree.buf);
+    check_identity(&g, ep);
+    int rc = ep->status == AKA_MEM_PROMOTED ? check_diff(r, &g, ep, err) : 0;
+    aka_git_close(&g);
+    return rc;
+}

@@ -1,0 +1,213 @@
+/*
+ * episode_record.c — the one canonical version an episode produces, whatever
+ * happened (DESIGN §3, §4.4; upstream §2.6, §2.7, invariants 2, 5, 7):
+ *
+ *   promoted   HEAD == base, `git merge --squash` of the candidate, the staged
+ *              names re-checked (only the kernel file), memory/v<N>.json added,
+ *              one commit "episode <e>: promote verified candidate";
+ *   otherwise  HEAD == base, memory/v<N>.json describing the unchanged
+ *              incumbent, one commit "v<N>: episode <e> <status>".
+ *
+ * Any failure during promotion resets the incumbent to the base before the
+ * error propagates, so HEAD is never a half-made promotion. After the commit
+ * the file must equal its committed copy before anything else advances. Then
+ * the worktree's evidence is archived, the worktree removed (its branch kept).
+ */
+#include "base/fs.h"
+#include "base/json.h"
+#include "optimize/internal.h"
+
+#include <string.h>
+
+static int require_head_is_base(const struct aka_git *g, const struct aka_episode *ep,
+                                struct aka_err *err)
+{
+    char head[AKA_GIT_OID_HEX + 1];
+    if (aka_git_rev_parse(g, "HEAD", head, err) < 0)
+        return -1;
+    if (strcmp(head, ep->base) != 0)
+        return aka_err_set(err, AKA_EXIT_FAILED,
+                           "episode %ld: the incumbent moved during the episode (HEAD %.12s, base "
+                           "%.12s); refusing to record v%ld",
+                           ep->number, head, ep->base, ep->version);
+    return 0;
+}
+
+static json_t *episode_object(const struct aka_episode *ep)
+{
+    return json_pack("{s:I, s:s, s:s, s:s, s:o, s:s, s:I, s:o}", "number", (json_int_t)ep->number,
+                     "kind", aka_episode_kind_names[ep->kind], "branch", ep->branch.buf,
+                     "base_commit", ep->base, "candidate_commit",
+                     ep->candidate[0] ? json_string(ep->candidate) : json_null(), "session_id",
+                     ep->session_id, "tokens", (json_int_t)ep->tokens, "violation",
+                     ep->violation[0] ? json_string(ep->violation) : json_null());
+}
+
+/* Unchanged incumbent: carry the newest passing record's measurements forward. */
+static json_t *outcome_doc(struct aka_run *r, const struct aka_episode *ep)
+{
+    json_t *doc = NULL;
+    long from = -1;
+    for (long v = ep->version - 1; v >= 0 && !doc; v--) {
+        struct strbuf p = STRBUF_INIT;
+        struct aka_memory_record m;
+        struct aka_err ignored = AKA_ERR_INIT;
+        strbuf_addf(&p, "%s/memory/v%ld.json", r->ws.buf, v);
+        if (aka_is_file(p.buf) && aka_memory_load(p.buf, &m, &ignored) == 0) {
+            if (strcmp(m.quality_gate, "PASS") == 0 && aka_measured(m.latency_us_geomean)) {
+                doc = json_deep_copy(m.json);
+                from = v;
+            }
+            aka_memory_release(&m);
+        }
+        strbuf_release(&p);
+    }
+    if (!doc) /* no measurement to carry: say so, never invent one */
+        doc = json_pack("{s:{s:s}, s:{s:s, s:n, s:n, s:n}}", "performance", "measurement_status",
+                        "not_evaluated_or_incomplete", "correctness", "status", "UNKNOWN",
+                        "max_abs_err", "max_rel_err", "rel_err");
+    json_t *perf = json_object_get(doc, "performance");
+    json_object_set_new(perf, "measurement_subject", json_string("incumbent"));
+    json_object_set_new(perf, "carried_from_version",
+                        from >= 0 ? json_sprintf("v%ld", from) : json_null());
+    json_object_set_new(doc, "git_commit_hash", json_null());
+    json_object_set_new(
+        doc, "quality_gate",
+        json_pack("{s:s, s:s}", "result", "FAIL", "failure_reason",
+                  ep->violation[0] ? ep->violation : aka_memory_status_names[ep->status]));
+    json_object_set_new(doc, "optimization",
+                        json_pack("{s:s, s:s}", "action_category", "episode_outcome",
+                                  "action_description",
+                                  "no promotion: the incumbent is unchanged"));
+    return doc;
+}
+
+static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep)
+{
+    json_t *doc =
+        ep->status == AKA_MEM_PROMOTED ? json_deep_copy(ep->promoted_doc) : outcome_doc(r, ep);
+    char now[AKA_TIMESTAMP_MAX];
+    aka_record_now(now);
+    json_object_set_new(doc, "version", json_sprintf("v%ld", ep->version));
+    json_object_set_new(doc, "status", json_string(aka_memory_status_names[ep->status]));
+    json_object_set_new(doc, "masked", json_false());
+    json_object_set_new(doc, "timestamp", json_string(now));
+    json_object_set_new(doc, "episode", episode_object(ep));
+    /* Upstream's section, which `aka status` reads the episode kind from. */
+    json_object_set_new(doc, "long_horizon",
+                        json_pack("{s:s, s:s, s:o}", "status", aka_memory_status_names[ep->status],
+                                  "mode", aka_episode_kind_names[ep->kind], "candidate_commit",
+                                  ep->candidate[0] ? json_string(ep->candidate) : json_null()));
+    json_object_set_new(doc, "verification",
+                        ep->verification ? json_incref(ep->verification) : json_null());
+    return doc;
+}
+
+/* After `merge --squash`, only the kernel file may be staged (defence in depth). */
+static int check_staged(const struct aka_run *r, const struct aka_git *g, struct aka_err *err)
+{
+    const char *args[] = {"diff", "--cached", "--name-only", "--no-renames", NULL};
+    struct strbuf out = STRBUF_INIT, want = STRBUF_INIT;
+    strbuf_addf(&want, "%s\n", r->camp.kernel);
+    int rc = aka_git_run(g, args, &out, err);
+    if (rc == 0 && strcmp(out.buf, want.buf) != 0)
+        rc = aka_err_set(err, AKA_EXIT_FAILED, "promotion staged more than %s: %s", r->camp.kernel,
+                         out.buf);
+    strbuf_release(&out);
+    strbuf_release(&want);
+    return rc;
+}
+
+static int commit_version(struct aka_run *r, const struct aka_git *g, struct aka_episode *ep,
+                          struct aka_err *err)
+{
+    struct strbuf dir = STRBUF_INIT, msg = STRBUF_INIT, rel = STRBUF_INIT;
+    char oid[AKA_GIT_OID_HEX + 1];
+    bool promote = ep->status == AKA_MEM_PROMOTED;
+    json_t *doc = record_doc(r, ep);
+    strbuf_addf(&rel, "memory/v%ld.json", ep->version);
+    const char *paths[] = {rel.buf, NULL};
+    aka_path_join(&dir, r->ws.buf, "memory");
+    if (promote)
+        strbuf_addf(&msg, "episode %ld: promote verified candidate", ep->number);
+    else
+        strbuf_addf(&msg, "v%ld: episode %ld %s", ep->version, ep->number,
+                    aka_memory_status_names[ep->status]);
+    int rc = promote ? aka_git_merge_squash(g, ep->candidate, err) : 0;
+    if (rc == 0 && promote)
+        rc = check_staged(r, g, err);
+    if (rc == 0)
+        rc = aka_memory_write(dir.buf, doc, err);
+    if (rc == 0)
+        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_git_commit(g, msg.buf, oid, err);
+    if (rc < 0) { /* never leave a half-made version at HEAD */
+        struct aka_err ignored = AKA_ERR_INIT;
+        struct strbuf p = STRBUF_INIT;
+        aka_git_reset_hard(g, ep->base, &ignored);
+        aka_path_join(&p, r->ws.buf, rel.buf);
+        aka_remove_tree(p.buf, &ignored);
+        strbuf_release(&p);
+    }
+    json_decref(doc);
+    strbuf_release(&dir);
+    strbuf_release(&msg);
+    strbuf_release(&rel);
+    return rc;
+}
+
+/* Keep the agent's evidence (journal, handoff, evaluations) beside the brief. */
+static void archive_runtime(const struct aka_episode *ep)
+{
+    static const char *const files[] = {"journal.json", "handoff.json", "evaluations.jsonl", NULL};
+    struct strbuf dst = STRBUF_INIT, src = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    aka_path_join(&dst, ep->dir.buf, "runtime");
+    aka_mkdir_p(dst.buf, 0755, &ignored);
+    for (size_t i = 0; files[i]; i++) {
+        strbuf_reset(&src);
+        strbuf_reset(&dst);
+        strbuf_addf(&src, "%s/.aka/%s", ep->worktree.buf, files[i]);
+        strbuf_addf(&dst, "%s/runtime/%s", ep->dir.buf, files[i]);
+        if (aka_is_file(src.buf))
+            aka_copy_file(src.buf, dst.buf, &ignored);
+    }
+    strbuf_release(&dst);
+    strbuf_release(&src);
+}
+
+int aka_episode_record(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
+{
+    struct aka_git g;
+    aka_git_open(&g, r->ws.buf);
+    ep->phase = ep->status == AKA_MEM_PROMOTED ? "promoting" : "recording";
+    int rc = aka_episode_save_active(r, ep, err) < 0 ? -1 : require_head_is_base(&g, ep, err);
+    if (rc == 0)
+        rc = commit_version(r, &g, ep, err);
+    if (rc == 0)
+        rc = aka_bootstrap_check_canonical(r->ws.buf, ep->version, err);
+    if (rc == 0) {
+        ep->phase = ep->status == AKA_MEM_PROMOTED ? "promoted" : "recorded";
+        rc = aka_episode_save_active(r, ep, err);
+    }
+    aka_git_close(&g);
+    if (rc == 0)
+        rc = aka_episode_drop_worktree(r, ep, err);
+    if (rc == 0)
+        aka_live_update(r, ep->phase);
+    return rc;
+}
+
+int aka_episode_drop_worktree(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err)
+{
+    static const char *const prune[] = {"worktree", "prune", NULL};
+    struct aka_git g;
+    aka_git_open(&g, r->ws.buf);
+    /* A crash may have come before `worktree add` or after the removal. */
+    bool there = aka_is_dir(ep->worktree.buf);
+    if (there)
+        archive_runtime(ep);
+    int rc = there ? aka_git_worktree_remove(&g, ep->worktree.buf, err)
+                   : aka_git_run(&g, prune, NULL, err);
+    aka_git_close(&g);
+    return rc;
+}

@@ -1,0 +1,163 @@
+/*
+ * episode_recover.c — an episode a stopped supervisor left in flight
+ * (DESIGN §7; upstream §8.2, invariants 10 and 11).
+ *
+ * .aka/active_episode.json names the episode, its version, base and worktree.
+ * Two states are safe to continue from, and only those:
+ *
+ *   HEAD == base      nothing reached the incumbent: undo a half-made squash
+ *                     (reset to the base), then record the episode as
+ *                     `interrupted` through the ordinary outcome path;
+ *   HEAD == base + 1  the version commit was made before the crash: it is
+ *                     accepted only when proven — parent is the base, author
+ *                     is the supervisor, subject is this episode's, and
+ *                     memory/v<N>.json parses, says v<N> and equals its disk
+ *                     copy — then the remaining cleanup runs.
+ *
+ * Anything else is refused without changing a file. Every step is idempotent,
+ * so a second crash during recovery records nothing twice.
+ */
+#include "base/fs.h"
+#include "base/json.h"
+#include "optimize/internal.h"
+
+#include <string.h>
+
+static int bad_record(const char *path, const char *what, struct aka_err *err)
+{
+    return aka_err_set(err, AKA_EXIT_FAILED,
+                       "%s: %s; refusing to guess how the interrupted episode ended", path, what);
+}
+
+static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    json_t *doc = NULL;
+    aka_path_join(&p, r->ws.buf, ".aka/active_episode.json");
+    int rc = aka_json_load_file(p.buf, &doc, err);
+    const char *base = json_string_value(json_object_get(doc, "base_commit"));
+    const char *branch = json_string_value(json_object_get(doc, "episode_branch"));
+    const char *wt = json_string_value(json_object_get(doc, "worktree"));
+    const char *mode = json_string_value(json_object_get(doc, "mode"));
+    int kind = mode ? jenum_index(mode, aka_episode_kind_names) : -1;
+    ep->number = (long)json_integer_value(json_object_get(doc, "episode"));
+    ep->version = (long)json_integer_value(json_object_get(doc, "memory_version"));
+    bool complete = base && aka_record_is_hex(base, AKA_COMMIT_HEX_LEN) && branch && wt &&
+                    kind >= 0 && ep->number >= 1 && ep->version >= 1;
+    if (rc == 0 && !complete)
+        rc = bad_record(p.buf, "not a complete active-episode record", err);
+    if (rc == 0 && complete) {
+        snprintf(ep->base, sizeof(ep->base), "%s", base);
+        ep->kind = (enum aka_episode_kind)kind;
+        strbuf_addstr(&ep->branch, branch);
+        strbuf_addstr(&ep->worktree, wt);
+        strbuf_addf(&ep->dir, "%s/.aka/episodes/e%04ld", r->ws.buf, ep->number);
+        ep->phase = "recording";
+    }
+    json_decref(doc);
+    strbuf_release(&p);
+    return rc;
+}
+
+/* `git log -1 --format=...` of HEAD into out (trailing newline removed). */
+static int head_field(const struct aka_git *g, const char *format, struct strbuf *out,
+                      struct aka_err *err)
+{
+    const char *args[] = {"log", "-1", format, "HEAD", NULL};
+    int rc = aka_git_run(g, args, out, err);
+    strbuf_trim(out);
+    return rc;
+}
+
+static int refuse(const struct aka_episode *ep, const char *subject, const char *author,
+                  const char *parent, struct aka_err *err)
+{
+    return aka_err_set(err, AKA_EXIT_FAILED,
+                       "the incumbent moved during interrupted episode %ld (HEAD \"%s\" by %s on "
+                       "%.12s, base %.12s) and it is not this episode's version commit; refusing "
+                       "to resume",
+                       ep->number, subject, author, parent, ep->base);
+}
+
+/* The record at HEAD names its status; the subject must be the one that status gets. */
+static int check_subject(struct aka_run *r, struct aka_episode *ep, const char *subject,
+                         bool *match, struct aka_err *err)
+{
+    struct strbuf want = STRBUF_INIT;
+    struct aka_memory_record m;
+    strbuf_addf(&want, "%s/memory/v%ld.json", r->ws.buf, ep->version);
+    int rc = aka_bootstrap_check_canonical(r->ws.buf, ep->version, err) < 0
+                 ? -1
+                 : aka_memory_load(want.buf, &m, err);
+    if (rc == 0) {
+        ep->status = m.status;
+        aka_memory_release(&m);
+        strbuf_reset(&want);
+        if (ep->status == AKA_MEM_PROMOTED)
+            strbuf_addf(&want, "episode %ld: promote verified candidate", ep->number);
+        else
+            strbuf_addf(&want, "v%ld: episode %ld %s", ep->version, ep->number,
+                        aka_memory_status_names[ep->status]);
+        *match = strcmp(subject, want.buf) == 0;
+    }
+    strbuf_release(&want);
+    return rc;
+}
+
+/* HEAD is this episode's version commit, made by the supervisor on the base. */
+static int prove_head(struct aka_run *r, const struct aka_git *g, struct aka_episode *ep,
+                      struct aka_err *err)
+{
+    struct strbuf parent = STRBUF_INIT, author = STRBUF_INIT, subject = STRBUF_INIT;
+    bool match = false;
+    int rc = head_field(g, "--format=%P", &parent, err) < 0 ||
+                     head_field(g, "--format=%an", &author, err) < 0 ||
+                     head_field(g, "--format=%s", &subject, err) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0 && (strcmp(parent.buf, ep->base) != 0 || strcmp(author.buf, AKA_GIT_NAME) != 0))
+        rc = refuse(ep, subject.buf, author.buf, parent.buf, err);
+    if (rc == 0)
+        rc = check_subject(r, ep, subject.buf, &match, err);
+    if (rc == 0 && !match)
+        rc = refuse(ep, subject.buf, author.buf, parent.buf, err);
+    strbuf_release(&parent);
+    strbuf_release(&author);
+    strbuf_release(&subject);
+    return rc;
+}
+
+static int settle(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
+{
+    struct aka_git g;
+    char head[AKA_GIT_OID_HEX + 1];
+    aka_git_open(&g, r->ws.buf);
+    int rc = aka_git_rev_parse(&g, "HEAD", head, err);
+    bool at_base = rc == 0 && strcmp(head, ep->base) == 0;
+    if (rc == 0 && at_base) /* a squash merge may be staged: the incumbent is the base */
+        rc = aka_git_reset_hard(&g, ep->base, err);
+    else if (rc == 0)
+        rc = prove_head(r, &g, ep, err);
+    aka_git_close(&g);
+    if (rc < 0 || !at_base)
+        return rc < 0 ? -1 : aka_episode_drop_worktree(r, ep, err);
+    ep->status = AKA_MEM_INTERRUPTED;
+    snprintf(ep->violation, sizeof(ep->violation),
+             "the supervisor stopped during this episode; its work was not assessed");
+    return aka_episode_record(r, ep, err);
+}
+
+int aka_episode_recover(struct aka_run *r, struct aka_episode_counters *c, struct aka_err *err)
+{
+    struct aka_episode ep = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
+    int rc = load_active(r, &ep, err);
+    if (rc == 0) {
+        aka_optimize_progress(r, "episode %ld: recovering after an interrupted supervisor",
+                              ep.number);
+        rc = settle(r, &ep, err);
+    }
+    if (rc == 0)
+        rc = aka_episode_finish(r, &ep, c, err);
+    aka_episode_release(&ep);
+    return rc;
+}

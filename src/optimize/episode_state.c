@@ -1,0 +1,147 @@
+/*
+ * episode_state.c — the supervisor's own bookkeeping around episodes:
+ * .aka/state.json (counters, tokens) and .aka/active_episode.json (the
+ * write-ahead record of the episode in flight).
+ *
+ * Both are replaced atomically (temp file, fsync, rename, fsync of the
+ * directory, via aka_json_write_file), so a supervisor killed at any
+ * instruction leaves either the old or the new file, never a torn one. The
+ * active record is written before each irreversible step, so a resume can
+ * always tell which step an interrupted episode had reached.
+ */
+#include "base/fs.h"
+#include "base/json.h"
+#include "optimize/internal.h"
+
+#include <string.h>
+
+const char *const aka_episode_kind_names[] = {"fast", "full", "goal", NULL};
+
+struct counter_field {
+    const char *key;
+    size_t off;
+};
+
+#define CF(k, f)                                                                                   \
+    {                                                                                              \
+        k, offsetof(struct aka_episode_counters, f)                                                \
+    }
+static const struct counter_field fields[] = {
+    CF("episodes", episodes),
+    CF("accepted", accepted),
+    CF("rejected", rejected),
+    CF("pivoted", pivoted),
+    CF("blocked", blocked),
+    CF("protocol_failures", protocol_failures),
+    CF("interrupted", interrupted),
+    CF("tokens", tokens),
+    CF("consecutive_without_promotion", consecutive),
+    {NULL, 0},
+};
+
+static long long *field_at(struct aka_episode_counters *c, size_t off)
+{
+    return (long long *)(void *)((char *)c + off);
+}
+
+static json_t *load_doc(const char *ws)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    json_t *doc = NULL;
+    aka_path_join(&p, ws, ".aka/state.json");
+    if (!aka_is_file(p.buf) || aka_json_load_file(p.buf, &doc, &ignored) < 0 ||
+        !json_is_object(doc)) {
+        json_decref(doc);
+        doc = NULL;
+    }
+    strbuf_release(&p);
+    return doc;
+}
+
+void aka_state_load(const char *ws, struct aka_episode_counters *c)
+{
+    memset(c, 0, sizeof(*c));
+    json_t *doc = load_doc(ws);
+    for (size_t i = 0; doc && fields[i].key; i++) {
+        json_t *v = json_object_get(doc, fields[i].key);
+        if (json_is_integer(v) && json_integer_value(v) >= 0)
+            *field_at(c, fields[i].off) = json_integer_value(v);
+    }
+    json_decref(doc);
+}
+
+int aka_state_save(const char *ws, const struct aka_episode_counters *c, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_episode_counters copy = *c;
+    json_t *doc = load_doc(ws);
+    if (!doc)
+        doc = json_object();
+    for (size_t i = 0; fields[i].key; i++)
+        json_object_set_new(doc, fields[i].key, json_integer(*field_at(&copy, fields[i].off)));
+    aka_path_join(&p, ws, ".aka/state.json");
+    int rc = aka_json_write_file(p.buf, doc, err);
+    json_decref(doc);
+    strbuf_release(&p);
+    return rc;
+}
+
+static void active_path(const char *ws, struct strbuf *p)
+{
+    strbuf_reset(p);
+    aka_path_join(p, ws, ".aka/active_episode.json");
+}
+
+int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *ep,
+                            struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    char now[AKA_TIMESTAMP_MAX];
+    aka_record_now(now);
+    json_t *doc = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:s}", "schema",
+                            "aka.active_episode.v1", "episode", (json_int_t)ep->number,
+                            "memory_version", (json_int_t)ep->version, "base_commit", ep->base,
+                            "episode_branch", ep->branch.buf, "worktree", ep->worktree.buf, "mode",
+                            aka_episode_kind_names[ep->kind], "phase", ep->phase, "agent_pgid",
+                            ep->pgid > 0 ? json_integer(ep->pgid) : json_null(), "updated_at", now);
+    if (ep->candidate[0])
+        json_object_set_new(doc, "candidate_commit", json_string(ep->candidate));
+    active_path(r->ws.buf, &p);
+    int rc = doc ? aka_json_write_file(p.buf, doc, err)
+                 : aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot build the record", p.buf);
+    json_decref(doc);
+    strbuf_release(&p);
+    return rc;
+}
+
+bool aka_episode_active_exists(const char *ws)
+{
+    struct strbuf p = STRBUF_INIT;
+    active_path(ws, &p);
+    bool yes = aka_exists(p.buf);
+    strbuf_release(&p);
+    return yes;
+}
+
+int aka_episode_clear_active(const char *ws, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT, dir = STRBUF_INIT;
+    active_path(ws, &p);
+    aka_path_join(&dir, ws, ".aka");
+    /* The removal must be durable before the next episode writes its own record. */
+    int rc = aka_remove_tree(p.buf, err) < 0 ? -1 : aka_fsync_dir(dir.buf, err);
+    strbuf_release(&p);
+    strbuf_release(&dir);
+    return rc;
+}
+
+enum aka_episode_kind aka_episode_kind_for(const struct aka_optimize_opts *o, long number,
+                                           const struct aka_episode_counters *c)
+{
+    if (c->episodes >= o->goal_after_episodes && c->consecutive > o->goal_after_stalls)
+        return AKA_EPISODE_GOAL;
+    if (number >= 1 && number <= o->fast_episodes)
+        return AKA_EPISODE_FAST;
+    return AKA_EPISODE_FULL;
+}

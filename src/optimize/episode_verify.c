@@ -1,0 +1,357 @@
+/*
+ * episode_verify.c — does the candidate beat the incumbent? (DESIGN §5)
+ *
+ *   fast        the newest passing `aka eval` record in the worktree's
+ *               evaluations.jsonl whose kernel_sha256 is the hash of the
+ *               committed candidate kernel, against the canonical incumbent
+ *               record: turnaround over statistical rigour, as upstream;
+ *   full, goal  same-allocation ABBA: the supervisor itself evaluates the
+ *               incumbent and candidate kernel bytes (taken from their
+ *               commits, never from the worktree) I C C I per repeat, every
+ *               run must pass, and aka_verify_abba decides.
+ *
+ * Either way every number behind the decision lands in ep->verification, the
+ * memory record's "verification" object, and a candidate that is not proven
+ * faster is rejected (fail closed).
+ */
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/sha256.h"
+#include "optimize/internal.h"
+#include "sandbox/evaluate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* json_object_update that consumes the reference to src. */
+static void merge(json_t *dst, json_t *src)
+{
+    json_object_update(dst, src);
+    json_decref(src);
+}
+
+static void reject(struct aka_episode *ep, const char *why)
+{
+    ep->status = AKA_MEM_REJECTED;
+    snprintf(ep->violation, sizeof(ep->violation), "%s", why);
+}
+
+static int candidate_blob(struct aka_run *r, const struct aka_episode *ep, const char *rev,
+                          struct strbuf *out, struct aka_err *err)
+{
+    struct aka_git g;
+    aka_git_open(&g, r->ws.buf); /* the episode branch is in the workspace's object store */
+    int rc = aka_git_show_blob(&g, rev, r->camp.kernel, out, err);
+    aka_git_close(&g);
+    return rc;
+}
+
+/* ---- fast --------------------------------------------------------------------------------- */
+
+struct fast_scan {
+    const char *sha;
+    json_t *best; /* newest matching result object (borrowed reference kept alive) */
+};
+
+static bool complete_pass(json_t *res)
+{
+    struct aka_result r;
+    struct aka_err ignored = AKA_ERR_INIT;
+    if (aka_result_from_json("evaluations.jsonl", res, &r, &ignored) < 0)
+        return false;
+    bool ok = r.all_pass && r.latency_us_by_shape.n > 0 && aka_measured(r.latency_us_geomean);
+    for (size_t i = 0; ok && i < r.latency_us_by_shape.n; i++)
+        ok = aka_measured(r.latency_us_by_shape.v[i].value);
+    aka_result_release(&r);
+    return ok;
+}
+
+/*
+ * The record measured exactly the committed bytes on every shape: no --tune
+ * knobs (those compile different code from the same file, so a fast knob run
+ * must not vouch for a slow committed default) and no --shape-id subset.
+ */
+static bool measured_as_committed(json_t *obj)
+{
+    json_t *tune = json_object_get(obj, "tune"), *shapes = json_object_get(obj, "shape_ids");
+    return (!tune || (json_is_object(tune) && json_object_size(tune) == 0)) &&
+           (!shapes || (json_is_array(shapes) && json_array_size(shapes) == 0));
+}
+
+static int scan_line(json_t *obj, size_t lineno, void *data, struct aka_err *err)
+{
+    (void)lineno;
+    (void)err;
+    struct fast_scan *s = data;
+    json_t *res = json_object_get(obj, "result");
+    const char *sha = json_string_value(json_object_get(obj, "kernel_sha256"));
+    if (sha && strcmp(sha, s->sha) == 0 && json_is_true(json_object_get(obj, "all_pass")) &&
+        measured_as_committed(obj) && json_is_object(res) && complete_pass(res)) {
+        json_decref(s->best);
+        s->best = json_incref(res); /* later lines are newer */
+    }
+    return 0;
+}
+
+/* The newest canonical record before this version that passed with complete measurements. */
+static int incumbent_record(struct aka_run *r, long below, struct aka_memory_record *m)
+{
+    for (long v = below - 1; v >= 0; v--) {
+        struct strbuf p = STRBUF_INIT;
+        struct aka_err ignored = AKA_ERR_INIT;
+        strbuf_addf(&p, "%s/memory/v%ld.json", r->ws.buf, v);
+        int rc = aka_is_file(p.buf) ? aka_memory_load(p.buf, m, &ignored) : -1;
+        strbuf_release(&p);
+        if (rc < 0)
+            continue;
+        if (strcmp(m->quality_gate, "PASS") == 0 && m->measurement_status &&
+            strcmp(m->measurement_status, "complete") == 0 && aka_measured(m->latency_us_geomean))
+            return (int)v;
+        aka_memory_release(m);
+    }
+    return -1;
+}
+
+/* Score = mean over shapes of reference/candidate (DESIGN §5); latency when a score is missing. */
+static double improvement(const struct aka_result *c, const struct aka_memory_record *m,
+                          const char **basis)
+{
+    if (aka_measured(c->performance_score) && aka_measured(m->performance_score) &&
+        m->performance_score > 0) {
+        *basis = "performance_score";
+        return 100.0 * (c->performance_score / m->performance_score - 1.0);
+    }
+    *basis = "latency_us_geomean";
+    return 100.0 * (m->latency_us_geomean - c->latency_us_geomean) / m->latency_us_geomean;
+}
+
+static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
+                        struct aka_episode *ep, json_t *res, const char *sha)
+{
+    struct aka_memory_record m;
+    struct aka_result c;
+    struct aka_err ignored = AKA_ERR_INIT;
+    const char *basis = "none";
+    int iv = incumbent_record(r, ep->version, &m);
+    if (iv < 0 || aka_result_from_json("evaluations.jsonl", res, &c, &ignored) < 0) {
+        reject(ep, "fast verification: no complete passing canonical incumbent record");
+        if (iv >= 0)
+            aka_memory_release(&m);
+        return;
+    }
+    double pct = improvement(&c, &m, &basis);
+    merge(ep->verification,
+          json_pack("{s:s, s:o, s:o, s:o, s:o, s:I}", "basis", basis, "candidate_latency_us",
+                    num_or_null(c.latency_us_geomean), "incumbent_latency_us",
+                    num_or_null(m.latency_us_geomean), "candidate_score",
+                    num_or_null(c.performance_score), "incumbent_score",
+                    num_or_null(m.performance_score), "incumbent_version", (json_int_t)iv));
+    json_object_set_new(ep->verification, "improvement_pct", num_or_null(pct));
+    if (!(pct > o->min_improvement_pct)) {
+        char why[256];
+        snprintf(why, sizeof(why), "fast verification: %+.2f%% (%s) is not above %.2f%%", pct,
+                 basis, o->min_improvement_pct);
+        reject(ep, why);
+    } else {
+        ep->promoted_doc = aka_memory_doc_from_result(
+            ep->version, AKA_MEM_PROMOTED, &c, ep->candidate, "fast_episode",
+            "fast episode: hash-matched evaluation beat the canonical incumbent");
+        json_object_set_new(ep->verification, "kernel_sha256", json_string(sha));
+    }
+    aka_result_release(&c);
+    aka_memory_release(&m);
+}
+
+static int verify_fast(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       struct aka_err *err)
+{
+    struct strbuf blob = STRBUF_INIT, path = STRBUF_INIT;
+    char sha[AKA_SHA256_HEX_LEN + 1];
+    struct fast_scan s = {.sha = sha};
+    struct aka_err scan_err = AKA_ERR_INIT;
+    int rc = candidate_blob(r, ep, ep->candidate, &blob, err);
+    if (rc == 0) {
+        aka_sha256_hex(blob.buf, blob.len, sha);
+        aka_path_join(&path, ep->worktree.buf, ".aka/evaluations.jsonl");
+        /* A garbled log is evidence we cannot trust: reject, never crash the campaign. */
+        if (aka_is_file(path.buf) && aka_jsonl_foreach(path.buf, scan_line, &s, &scan_err) < 0)
+            reject(ep, scan_err.msg);
+        else if (!s.best)
+            reject(ep, "fast verification: no complete passing `aka eval` record for the "
+                       "committed candidate kernel (sha256 mismatch or failed evaluation)");
+        else
+            fast_decide(r, o, ep, s.best, sha);
+    }
+    json_decref(s.best);
+    strbuf_release(&blob);
+    strbuf_release(&path);
+    return rc;
+}
+
+/* ---- ABBA --------------------------------------------------------------------------------- */
+
+struct abba {
+    struct strbuf kernel[2]; /* 0: incumbent, 1: candidate */
+    double *lat;
+    struct strvec shapes;
+    json_t *runs;
+    json_t *last_cand; /* memory doc of the last candidate run */
+};
+
+static int write_snapshots(struct aka_run *r, struct aka_episode *ep, struct abba *a,
+                           struct aka_err *err)
+{
+    static const char *const sides[] = {"incumbent", "candidate"};
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        struct strbuf blob = STRBUF_INIT;
+        strbuf_addf(&a->kernel[i], "%s/verify/%s", ep->dir.buf, sides[i]);
+        rc = aka_mkdir_p(a->kernel[i].buf, 0755, err);
+        strbuf_addf(&a->kernel[i], "/%s", r->camp.kernel);
+        if (rc == 0)
+            rc = candidate_blob(r, ep, i ? ep->candidate : ep->base, &blob, err);
+        if (rc == 0)
+            rc = aka_write_file_atomic(a->kernel[i].buf, blob.buf, blob.len, 0644, err);
+        strbuf_release(&blob);
+    }
+    return rc;
+}
+
+/* Per-shape latencies of run `idx` into the samples; the first run fixes the shape order. */
+static bool take_latencies(struct abba *a, const struct aka_optimize_opts *o,
+                           const struct aka_result *res, size_t idx)
+{
+    if (a->shapes.n == 0) {
+        for (size_t i = 0; i < res->latency_us_by_shape.n; i++)
+            strvec_push(&a->shapes, res->latency_us_by_shape.v[i].id);
+        a->lat = a->shapes.n ? calloc(4 * (size_t)o->verify_repeats * a->shapes.n, sizeof(double))
+                             : NULL;
+    }
+    if (!a->lat || a->shapes.n != res->latency_us_by_shape.n)
+        return false;
+    double *dst = a->lat + idx * a->shapes.n;
+    for (size_t s = 0; s < a->shapes.n; s++) {
+        dst[s] = aka_shape_map_get(&res->latency_us_by_shape, a->shapes.v[s]);
+        if (!aka_measured(dst[s]) || !(dst[s] > 0))
+            return false;
+    }
+    return true;
+}
+
+static int one_run(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                   struct abba *a, size_t rep, int slot, bool *ok, struct aka_err *err)
+{
+    int side = slot == 1 || slot == 2; /* I C C I */
+    struct aka_eval_outcome out;
+    struct aka_eval_request req = {
+        .op_dir = r->camp.op_dir,
+        .kernel = a->kernel[side].buf,
+        .framework = r->camp.framework,
+        .platform = r->camp.platform,
+        .repo_root = r->env.repo_root,
+        .multi_seed = 1,
+        .timed_runs = -1,
+        .warmup = -1,
+        .isolation = strcmp(r->camp.sandbox_isolation, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP,
+        .timeout_s = o->verify_run_timeout,
+    };
+    aka_eval_outcome_init(&out);
+    int rc = aka_evaluate(&req, &out, err);
+    if (rc == 0) {
+        *ok = out.result.all_pass && take_latencies(a, o, &out.result, rep * 4 + (size_t)slot);
+        json_array_append_new(
+            a->runs, json_pack("{s:I, s:s, s:b, s:o, s:s}", "repeat", (json_int_t)rep, "revision",
+                               side ? "candidate" : "incumbent", "all_pass", out.result.all_pass,
+                               "latency_us_geomean", num_or_null(out.result.latency_us_geomean),
+                               "eval_id", out.eval_id));
+        if (side && *ok) {
+            json_decref(a->last_cand);
+            a->last_cand = aka_memory_doc_from_result(ep->version, AKA_MEM_PROMOTED, &out.result,
+                                                      ep->candidate, "episode",
+                                                      "episode: ABBA-verified candidate");
+        }
+    }
+    aka_eval_outcome_release(&out);
+    return rc;
+}
+
+static void abba_decide(const struct aka_optimize_opts *o, struct aka_episode *ep, struct abba *a)
+{
+    struct aka_verify_limits lim;
+    struct aka_verify_stats st;
+    struct aka_err e = AKA_ERR_INIT;
+    struct aka_abba_samples s = {
+        .repeats = (size_t)o->verify_repeats, .shapes = a->shapes.n, .lat = a->lat};
+    aka_verify_limits_from_opts(o, &lim);
+    if (!aka_optimize_is_production(o))
+        lim.max_shape_regression_pct = -1; /* leaderboard: no per-shape guard */
+    if (aka_verify_abba(&s, &lim, &st, &e) < 0) {
+        reject(ep, e.msg);
+        return;
+    }
+    merge(ep->verification,
+          json_pack("{s:o, s:o, s:o, s:o, s:o, s:s}", "improvement_pct",
+                    num_or_null(st.improvement_pct), "ci_low_pct", num_or_null(st.ci_low_pct),
+                    "ci_high_pct", num_or_null(st.ci_high_pct), "dispersion_pct",
+                    num_or_null(st.dispersion_pct), "worst_shape_pct",
+                    num_or_null(st.worst_shape_pct), "decision", st.reason));
+    if (!st.promote) {
+        char why[256];
+        snprintf(why, sizeof(why), "ABBA verification: %s", st.reason);
+        reject(ep, why);
+    } else {
+        ep->promoted_doc = json_incref(a->last_cand);
+    }
+}
+
+static int verify_abba(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       struct aka_err *err)
+{
+    struct abba a = {.kernel = {STRBUF_INIT, STRBUF_INIT}, .runs = json_array()};
+    bool all_ok = true;
+    int rc = write_snapshots(r, ep, &a, err);
+    aka_optimize_progress(r, "episode %ld: ABBA verification, %d x I C C I", ep->number,
+                          o->verify_repeats);
+    for (size_t rep = 0; rc == 0 && rep < (size_t)o->verify_repeats; rep++)
+        for (int slot = 0; rc == 0 && slot < 4; slot++) {
+            bool ok = false;
+            rc = one_run(r, o, ep, &a, rep, slot, &ok, err);
+            all_ok = all_ok && ok;
+        }
+    json_object_set(ep->verification, "runs", a.runs);
+    json_object_set_new(ep->verification, "shapes", json_integer((json_int_t)a.shapes.n));
+    if (rc == 0 && !all_ok)
+        reject(ep, "ABBA verification: not every incumbent and candidate run passed with "
+                   "complete per-shape latencies");
+    else if (rc == 0)
+        abba_decide(o, ep, &a);
+    strbuf_release(&a.kernel[0]);
+    strbuf_release(&a.kernel[1]);
+    strvec_clear(&a.shapes);
+    free(a.lat);
+    json_decref(a.runs);
+    json_decref(a.last_cand);
+    return rc;
+}
+
+int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       struct aka_err *err)
+{
+    bool fast = ep->kind == AKA_EPISODE_FAST;
+    ep->verification =
+        json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:f}", "method",
+                  fast ? "single_evaluator" : "same_allocation_abba", "abba_pairs",
+                  (json_int_t)(fast ? 0 : o->verify_repeats), "improvement_pct", json_null(),
+                  "ci_low_pct", json_null(), "ci_high_pct", json_null(), "dispersion_pct",
+                  json_null(), "min_improvement_pct", o->min_improvement_pct);
+    int rc = fast ? verify_fast(r, o, ep, err) : verify_abba(r, o, ep, err);
+    if (rc == 0)
+        json_object_set_new(ep->verification, "passed", json_boolean(ep->promoted_doc != NULL));
+    return rc;
+}

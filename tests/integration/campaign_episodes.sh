@@ -1,0 +1,318 @@
+#!/bin/bash
+# campaign_episodes.sh — the episode engine end to end with the Claude CLI fake
+# (tests/fakes/fake-claude, scenario language in tests/fakes/fakelib.py), one
+# `aka optimize` run per episode on a native C operator on the CPU:
+#   1. promoted     fast episode: the agent writes a correct faster kernel, runs
+#                   `aka eval`, commits, journals and hands off candidate_ready;
+#   2. rejected     the candidate computes the wrong thing (its evaluation fails);
+#   3. pivot        a finalized pivot journal and handoff;
+#   4. invalid      no handoff at all (after the same-thread resume turns), and
+#                   --max-stall 3 stops the campaign after it (--token-budget
+#                   is checked after episode 1);
+#   5. invalid      a candidate that also edits reference.c;
+#   6. blocked      a valid blocked handoff;
+#   7. invalid      garbled handoff JSON;
+#   8. invalid      the candidate left uncommitted;
+#   9. invalid      handoff status contradicts the journal state;
+#  10. invalid      the agent dies (SIGKILL) before handing off;
+#  11. full         ABBA verification of a near-identical variant (promoted or
+#                   rejected as the statistics say; the numbers are recorded);
+#  12. interrupted  the supervisor is SIGKILLed mid-session; the rerun records it;
+#  13. recovery     a crash after the version commit: proven, only cleanup runs;
+#  14. refused      an active record whose base is not HEAD's parent;
+#  15. promoted     a fresh campaign whose first episode is full: ABBA promotion.
+# After each: exactly one new committed memory/v<N>.json with the expected
+# status, HEAD's kernel changed only on promotion, no worktree and no
+# active_episode.json left, state.json counters agree with the records.
+# The operator is vector_add with a deliberately slow reference (the V0 kernel),
+# so that "faster" is a large, deterministic margin on any CPU.
+# Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
+set -euo pipefail
+AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
+SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-episodes.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ISO=bwrap
+"$AKA" sandbox run -- true >/dev/null 2>&1 || ISO=none
+
+# The operator: vector_add whose reference adds each element through a volatile
+# pointer several times over (correct, but far slower than the seed kernel).
+OP=$TMP/op
+cp -r "$SRC/examples/ops/vector_add" "$OP"
+python3 - "$OP/reference.c" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    for (int64_t i = 0; i < n; i++)\n        z[i] = x[i] + y[i];\n"
+assert old in s
+s = s.replace(old, "    volatile float *vz = z; /* slow on purpose: no vectorization */\n"
+                   "    for (int rep = 0; rep < 6; rep++)\n"
+                   "        for (int64_t i = 0; i < n; i++)\n"
+                   "            vz[i] = x[i] + y[i];\n")
+open(p, "w").write(s)
+PY
+FAST_KERNEL=$(cat "$OP/seeds/C/kernel.c")
+WRONG_KERNEL=${FAST_KERNEL//x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]}
+[ "$WRONG_KERNEL" != "$FAST_KERNEL" ] || fail "could not derive the wrong kernel"
+
+# finish.py STATE: what an agent's `aka journal` + `aka handoff` calls leave
+# behind — one experiment, the journal finalized in STATE, then handoff.json.
+cat >"$TMP/finish.py" <<'PY'
+import datetime, json, os, subprocess, sys
+state = sys.argv[1]
+wt = os.environ["ATREX_AKA_WORKTREE"]
+jp, hp = os.path.join(wt, ".aka/journal.json"), os.path.join(wt, ".aka/handoff.json")
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+j = json.load(open(jp))
+j["experiments"].append({"name": "trial 1", "hypothesis": "h", "change": "c",
+                         "result": "r", "decision": "keep_as_best", "timestamp": now})
+head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=wt, check=True,
+                      stdout=subprocess.PIPE, text=True).stdout.strip()
+j.update(state=state, finalized_at=now, outcome={"summary": "episode " + state, "next_directions": []},
+         candidate_commit=head if state == "candidate_ready" else None)
+json.dump(j, open(jp + ".tmp", "w")); os.rename(jp + ".tmp", jp)
+h = {"status": state}
+if state == "candidate_ready":
+    h["candidate_commit"] = head
+json.dump(h, open(hp + ".tmp", "w")); os.rename(hp + ".tmp", hp)
+PY
+
+WS=$TMP/kernel_opt_vector_add_c_cpu
+USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
+jstr() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
+FINISH="python3 $TMP/finish.py"
+
+# episode N SCENARIO_ACTIONS [extra optimize flags]: one campaign run to --max-iters N.
+episode() {
+  local n=$1 actions=$2; shift 2
+  printf '{"turns":[{"actions":[%s,%s]}]}\n' "$USAGE" "$actions" >"$TMP/scenario.json"
+  before_head=$(git -C "$WS" rev-parse HEAD)
+  AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+    "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
+    --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "${PARENT:-$TMP}" \
+    --sandbox-isolation "$ISO" --max-iters "${MAXI:-$n}" "$@" >"$TMP/out" 2>"$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "episode v$n: aka optimize failed"; }
+}
+
+# expect N STATUS KERNEL_CHANGED: the invariants after the episode that made vN.
+expect() {
+  local n=$1 status=$2 moved=$3
+  local changed; changed=$(git -C "$WS" diff --name-only "$before_head" HEAD | sort | tr '\n' ' ')
+  local want="memory/v$n.json "
+  [ "$moved" = yes ] && want="kernel.c memory/v$n.json "
+  [ "$changed" = "$want" ] || fail "v$n: HEAD changed [$changed], want [$want]"
+  [ "$(git -C "$WS" rev-list --count "$before_head..HEAD")" = 1 ] || fail "v$n: not one commit"
+  [ -z "$(git -C "$WS" status --porcelain)" ] || fail "v$n: workspace dirty"
+  [ ! -e "$WS/.aka/active_episode.json" ] || fail "v$n: active_episode.json left"
+  [ "$(git -C "$WS" worktree list | wc -l)" = 1 ] || fail "v$n: worktree left"
+  git -C "$WS" show "HEAD:memory/v$n.json" | cmp -s - "$WS/memory/v$n.json" ||
+    fail "v$n: memory differs from HEAD"
+  python3 - "$WS" "$n" "$status" <<'PY' || fail "v$n: record"
+import json, sys, os
+ws, n, status = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+m = json.load(open(f"{ws}/memory/v{n}.json"))
+assert m["version"] == f"v{n}" and m["status"] == status, (m["status"], m.get("episode"))
+assert m["episode"]["number"] == n and m["long_horizon"]["status"] == status, m["episode"]
+st = json.load(open(f"{ws}/.aka/state.json"))
+assert st["episodes"] == n and st["tokens"] >= 150 * n, st
+assert not os.path.exists(f"{ws}/memory/v{n + 1}.json")
+if status == "promoted":
+    assert m["quality_gate"]["result"] == "PASS" and m["git_commit_hash"], m
+    v = m["verification"]
+    assert v["passed"] is True and v["improvement_pct"] > 0, v
+    assert st["consecutive_without_promotion"] == 0, st
+else:
+    assert m["quality_gate"]["result"] == "FAIL" and m["git_commit_hash"] is None, m
+PY
+}
+
+EVAL='{"sh":"aka eval >/dev/null 2>&1 || true"}'
+COMMIT='{"commit":"candidate","paths":["kernel.c"]}'
+
+# V0 only, no episode yet.
+AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
+  --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
+  --sandbox-isolation "$ISO" --max-iters 0 --fast-episodes 5 >"$TMP/out" 2>"$TMP/err" ||
+  { cat "$TMP/err" >&2; fail "V0"; }
+
+# 1. promoted (fast)
+episode 1 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL")"'},'"$EVAL,$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+expect 1 promoted yes
+python3 - "$WS" <<'PY' || fail "v1 verification object"
+import json, sys
+v = json.load(open(sys.argv[1] + "/memory/v1.json"))["verification"]
+assert v["method"] == "single_evaluator" and v["abba_pairs"] == 0, v
+for k in ("improvement_pct", "ci_low_pct", "ci_high_pct", "dispersion_pct"):
+    assert k in v, k
+PY
+[ -f "$WS/.aka/episodes/e0001/BRIEF.md" ] || fail "brief not kept"
+"$AKA" status "$WS" | grep -E '^v1 +promoted +fast ' >/dev/null || fail "aka status: $("$AKA" status "$WS")"
+grep -q '"ATREX_AKA_WORKSPACE": "'"$WS"'"' "$TMP/fake.log" || fail "agent env: $(tail -1 "$TMP/fake.log")"
+
+# token budget: 150 tokens used >= 100: stop before any episode, with the reason
+before=$(git -C "$WS" rev-parse HEAD)
+"$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --sandbox-isolation "$ISO" \
+  --max-iters 9 --token-budget 100 >"$TMP/out" 2>"$TMP/err" || fail "token budget run"
+grep -q "budget: token-budget (150 >= 100 tokens)" "$TMP/out" || fail "token budget: $(cat "$TMP/out")"
+[ "$(git -C "$WS" rev-parse HEAD)" = "$before" ] || fail "token budget: HEAD moved"
+
+# 2. rejected: wrong results
+episode 2 '{"write":"kernel.c","content":'"$(jstr "$WRONG_KERNEL")"'},'"$EVAL,$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+expect 2 rejected no
+grep -q "no complete passing" "$WS/memory/v2.json" || fail "v2 reason"
+
+# 3. pivot
+episode 3 '{"sh":"'"$FINISH"' pivot"}' --fast-episodes 5
+expect 3 pivot no
+
+# 4. invalid handoff: none written (the resume turns do not write one either)
+MAXI=9 episode 4 '{"text":"thinking"}' --fast-episodes 5 --max-stall 3
+expect 4 invalid_handoff no
+grep -q "stall: 3 episodes without promotion" "$TMP/out" || fail "max-stall: $(cat "$TMP/out")"
+
+# 5. invalid handoff: the candidate also edits reference.c
+episode 5 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 8/')"'},{"sh":"echo >> reference.c"},{"commit":"candidate","paths":["kernel.c","reference.c"]},{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+expect 5 invalid_handoff no
+grep -q "protected path reference.c" "$WS/memory/v5.json" || fail "v5 reason"
+
+# 6. blocked: a valid blocked handoff
+episode 6 '{"sh":"'"$FINISH"' blocked"}' --fast-episodes 20
+expect 6 blocked no
+
+# 7. invalid handoff: garbled JSON
+episode 7 '{"sh":"'"$FINISH"' pivot; printf %s \"{\\\"status\\\": \" > .aka/handoff.json"}' --fast-episodes 20 --handoff-resumes 0
+expect 7 invalid_handoff no
+grep -q "invalid JSON" "$WS/memory/v7.json" || fail "v7 reason: $(grep -o '"violation[^}]*' "$WS/memory/v7.json")"
+
+# 8. invalid handoff: the candidate is left uncommitted in the worktree
+episode 8 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 20
+expect 8 invalid_handoff no
+grep -q "uncommitted changes" "$WS/memory/v8.json" || fail "v8 reason"
+
+# 9. invalid handoff: the handoff contradicts the journal (pivot journal, blocked handoff)
+episode 9 '{"sh":"'"$FINISH"' pivot; echo {\\\"status\\\":\\\"blocked\\\"} > .aka/handoff.json"}' --fast-episodes 20 --handoff-resumes 0
+expect 9 invalid_handoff no
+grep -q "expected blocked" "$WS/memory/v9.json" || fail "v9 reason"
+
+# 10. invalid handoff: the agent crashes (SIGKILL) before handing off
+episode 10 '{"signal":"KILL"}' --fast-episodes 20
+expect 10 invalid_handoff no
+grep -q "agent session ended badly (exit=137" "$WS/memory/v10.json" || fail "v10 reason"
+
+python3 - "$WS" <<'PY' || fail "counters"
+import json, sys
+st = json.load(open(sys.argv[1] + "/.aka/state.json"))
+want = dict(episodes=10, accepted=1, rejected=1, pivoted=1, blocked=1, protocol_failures=6,
+            consecutive_without_promotion=9)
+assert all(st[k] == v for k, v in want.items()), st
+PY
+
+# 11. full episode: a still-correct variant of the incumbent (UNROLL 8), verified by
+# same-allocation ABBA. Whether it wins is for the statistics to say; either way
+# the record carries the ABBA numbers and the invariants hold.
+episode 11 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 8/')"'},'"$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 10 --verify-repeats 3 --verify-run-timeout 30
+s11=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$WS/memory/v11.json")
+expect 11 "$s11" "$([ "$s11" = promoted ] && echo yes || echo no)"
+python3 - "$WS" <<'PY' || fail "v11 ABBA record"
+import json, sys
+m = json.load(open(sys.argv[1] + "/memory/v11.json"))
+v = m["verification"]
+assert m["status"] in ("promoted", "rejected"), m["status"]
+assert v["method"] == "same_allocation_abba" and v["abba_pairs"] == 3, v
+assert len(v["runs"]) == 12 and all(r["all_pass"] for r in v["runs"]), v["runs"]
+assert [r["revision"][0] for r in v["runs"][:4]] == list("icci"), v["runs"]
+for k in ("improvement_pct", "ci_low_pct", "ci_high_pct", "dispersion_pct"):
+    assert isinstance(v[k], (int, float)), (k, v)
+PY
+# 12. interrupted: the supervisor is killed (SIGKILL) while the agent works; the
+# rerun records the episode as interrupted before anything else.
+printf '{"turns":[{"actions":[%s,{"sh":"echo $PPID > %s/agent.pid; sleep 30"}]}]}\n' "$USAGE" "$TMP" \
+  >"$TMP/scenario.json"
+rm -f "$TMP/agent.pid"
+before_head=$(git -C "$WS" rev-parse HEAD)
+AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+  "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --sandbox-isolation "$ISO" \
+  --max-iters 12 --fast-episodes 20 >"$TMP/out" 2>"$TMP/err" &
+sup=$!
+for _ in $(seq 300); do [ -s "$TMP/agent.pid" ] && break; sleep 0.1; done
+[ -s "$TMP/agent.pid" ] || fail "v12: the agent never started"
+kill -9 "$sup"; wait "$sup" 2>/dev/null || true
+agent_pgid=$(ps -o pgid= "$(cat "$TMP/agent.pid")" | tr -d ' ')
+[ -n "$agent_pgid" ] && kill -- "-$agent_pgid" 2>/dev/null || true
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 12 and a["phase"] == "exploring", a' \
+  "$WS/.aka/active_episode.json" || fail "v12: active record"
+episode 12 '{"text":"never runs"}' --fast-episodes 20
+expect 12 interrupted no
+grep -q "recovering after an interrupted supervisor" "$TMP/err" || fail "v12: no recovery line"
+
+# 13. a crash after the version commit: the commit is proven and only the cleanup runs
+# (the active record and the state are put back as they were before the commit).
+python3 - "$WS" "$(git -C "$WS" rev-parse HEAD~1)" <<'PY'
+import json, sys
+ws, base = sys.argv[1], sys.argv[2]
+st = json.load(open(ws + "/.aka/state.json"))
+st["episodes"] = 11; st["interrupted"] -= 1; st["consecutive_without_promotion"] -= 1
+json.dump(st, open(ws + "/.aka/state.json", "w"))
+json.dump({"schema": "aka.active_episode.v1", "episode": 12, "memory_version": 12, "base_commit": base,
+           "episode_branch": "aka/e0012-00000000", "worktree": ws + "-gone", "mode": "fast",
+           "phase": "recording", "agent_pgid": None}, open(ws + "/.aka/active_episode.json", "w"))
+PY
+head=$(git -C "$WS" rev-parse HEAD)
+episode 12 '{"text":"never runs"}' --fast-episodes 20
+[ "$(git -C "$WS" rev-parse HEAD)" = "$head" ] || fail "v12 proof: HEAD moved"
+[ ! -e "$WS/.aka/active_episode.json" ] || fail "v12 proof: active record left"
+python3 - "$WS" <<'PY' || fail "v12 proof: counters"
+import json, sys
+st = json.load(open(sys.argv[1] + "/.aka/state.json"))
+assert st["episodes"] == 12 and st["interrupted"] == 1 and st["consecutive_without_promotion"] == 11, st
+PY
+
+# 14. an active record whose base is not HEAD's parent: refused, nothing changed
+head=$(git -C "$WS" rev-parse HEAD)
+python3 - "$WS" "$(git -C "$WS" rev-parse HEAD~3)" <<'PY'
+import json, sys
+ws, base = sys.argv[1], sys.argv[2]
+json.dump({"episode": 13, "memory_version": 13, "base_commit": base, "episode_branch": "aka/x",
+           "worktree": ws + "-gone", "mode": "fast", "phase": "recording"},
+          open(ws + "/.aka/active_episode.json", "w"))
+PY
+if AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
+  --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
+  --sandbox-isolation "$ISO" --max-iters 13 >"$TMP/out" 2>"$TMP/err"; then
+  fail "v13: an unproven HEAD advance was accepted"
+fi
+grep -q "refusing to resume" "$TMP/err" || fail "v13: $(cat "$TMP/err")"
+[ "$(git -C "$WS" rev-parse HEAD)" = "$head" ] || fail "v13: HEAD moved"
+rm "$WS/.aka/active_episode.json"
+
+# 15. a fresh campaign whose first episode is full: the seed kernel against the slow
+# V0 is promoted on ABBA evidence (dispersion limit relaxed: a shared CPU is noisy).
+WS=$TMP/full/kernel_opt_vector_add_c_cpu
+mkdir -p "$TMP/full"
+AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
+  --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP/full" \
+  --sandbox-isolation "$ISO" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 (full)"; }
+PARENT=$TMP/full
+episode 1 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL")"'},'"$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' \
+  --fast-episodes 0 --verify-repeats 3 --verify-run-timeout 30 --max-dispersion-pct 90
+expect 1 promoted yes
+python3 - "$WS" <<'PY' || fail "full promotion record"
+import json, sys
+v = json.load(open(sys.argv[1] + "/memory/v1.json"))["verification"]
+assert v["method"] == "same_allocation_abba" and v["ci_low_pct"] > 0, v
+PY
+# 16. fast verification only trusts a record of the committed bytes on every
+# shape: an `aka eval` of a shape subset, or with --tune knobs (other code from
+# the same file), cannot vouch for the candidate.
+SUBSET='{"sh":"aka eval --shape-id n4k >/dev/null 2>&1 || true"}'
+episode 2 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$SUBSET,$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+expect 2 rejected no
+grep -q "no complete passing" "$WS/memory/v2.json" || fail "v2 (shape subset) reason"
+KNOBS='{"sh":"aka eval --tune UNROLL=8 >/dev/null 2>&1 || true"}'
+episode 3 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$KNOBS,$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+expect 3 rejected no
+grep -q "no complete passing" "$WS/memory/v3.json" || fail "v3 (tuned record) reason"
+echo "campaign_episodes: all episode paths recorded"
