@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
-# setup.sh — README's first command: install dependencies, build aka, and run
-# it on every bundled example operator.
+# setup.sh — README's first command: install dependencies, build aka, run a
+# short campaign on the bundled native C matmul with the built-in agent, and
+# inspect every bundled example operator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
+
+# The main job: a short campaign on the bundled native C matmul, on the CPU,
+# driven by the built-in tuner (no LLM, no network): V0, V1 from the seed
+# kernel, then one tuning episode; a rerun resumes where it stopped.
+ws=${AKA_SETUP_WORKSPACE:-$PWD/build/campaigns}
+mkdir -p "$ws"
+echo
+echo "== aka optimize: examples/ops/matmul, CPU, built-in agent (workspace under $ws) =="
+./build/aka optimize --op-dir examples/ops/matmul --platform cpu --framework C \
+  --agent-cli builtin --max-iters "${AKA_SETUP_MAX_ITERS:-3}" --workspace "$ws"
+./build/aka status "$ws/kernel_opt_matmul_c_cpu"
 
 echo
 echo "== aka $(./build/aka --version | cut -d' ' -f2): inspecting the bundled example operators =="
