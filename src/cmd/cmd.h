@@ -25,6 +25,8 @@ int cmd_sandbox(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_status(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_memory(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_trace(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_journal(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_handoff(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_agent_session(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_tune_agent(int argc, char **argv, const struct aka_app_ctx *ctx);
 

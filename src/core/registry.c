@@ -24,6 +24,8 @@ static const struct aka_app apps[] = {
     {"status", "Show a campaign: identity, incumbent, budget and every version", cmd_status},
     {"memory", "Read canonical memory records: latest, show vN, list", cmd_memory},
     {"trace", "Record phase markers and source reads of an agent session", cmd_trace},
+    {"journal", "Record an episode's experiments and outcome in its journal", cmd_journal},
+    {"handoff", "End an agent's episode: check the journal, write handoff.json", cmd_handoff},
     {"agent-session", "(internal) Run one guarded coding-agent session; print JSON",
      cmd_agent_session},
     {"tune-agent", "The built-in agent: tune the kernel's aka:tune knobs", cmd_tune_agent},

@@ -1,0 +1,201 @@
+/*
+ * journal.c — `aka journal append --experiment-json J` and
+ * `aka journal finalize --state S --outcome-json J [--candidate-commit C]`:
+ * the agent's structured account of an episode (DESIGN §4.5).
+ *
+ * The journal is <worktree>/.aka/journal.json, where the supervisor (and the
+ * built-in tuner) create it when the episode starts; the worktree is
+ * $ATREX_AKA_WORKTREE, else the current directory. This file only parses
+ * flags and prints: validation and the atomic, all-or-nothing update are
+ * contracts/records.h's (aka_journal_append, aka_journal_finalize).
+ */
+#include "base/fs.h"
+#include "cmd/cmd.h"
+#include "contracts/records.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A usage error (exit 2); the -1 is spelled out so that the analyzer sees it. */
+#define USAGE_ERROR(err, ...) (aka_err_set((err), AKA_EXIT_USAGE, __VA_ARGS__), -1)
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aka journal append --experiment-json J\n"
+            "       aka journal finalize --state S --outcome-json J [--candidate-commit C]\n\n"
+            "Record the episode's experiments and its outcome in the journal\n"
+            "<worktree>/.aka/journal.json (the worktree is $ATREX_AKA_WORKTREE, else the\n"
+            "current directory). The supervisor creates the journal when the episode\n"
+            "starts; these commands never create or replace it.\n\n"
+            "  append                  add one experiment; the journal must be in_progress\n"
+            "  --experiment-json J     a non-empty JSON object: what you tried, why, the\n"
+            "                          eval id, the outcome; optional wiki_refs[] (ids from\n"
+            "                          aka wiki); \"timestamp\" is added when absent\n"
+            "  finalize                close the journal\n"
+            "  --state S               candidate_ready, pivot or blocked\n"
+            "  --outcome-json J        {\"summary\": \"...\", \"next_directions\": [\"...\"]}\n"
+            "  --candidate-commit C    the 40-digit commit id; required for (and only for)\n"
+            "                          candidate_ready\n"
+            "  --help                  show this help\n\n"
+            "Finalizing again to the same state replaces the outcome. A rejected call\n"
+            "leaves the journal byte-identical. Exit status: 0 on success; 2 on a usage\n"
+            "error, invalid JSON, a missing or malformed journal, or a state conflict\n"
+            "(one line naming the file or flag and the field).\n");
+}
+
+struct journal_args {
+    const char *action, *experiment, *state, *outcome, *commit;
+    bool help;
+};
+
+/* "--name VALUE" or "--name=VALUE": 1 when argv[*i] is the flag (value in *out), 0 when it
+ * is not, -1 (err set) when the value is missing. */
+static int flag_value(int argc, char **argv, int *i, const char *name, const char **out,
+                      struct aka_err *err)
+{
+    size_t n = strlen(name);
+    const char *s = argv[*i];
+    if (strncmp(s, name, n) != 0)
+        return 0;
+    if (s[n] == '=') {
+        *out = s + n + 1;
+        return 1;
+    }
+    if (s[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return USAGE_ERROR(err, "%s: expected a value", name);
+    *out = argv[++*i];
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, struct journal_args *a, struct aka_err *err)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int m;
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            a->help = true;
+            continue;
+        }
+        if ((m = flag_value(argc, argv, &i, "--experiment-json", &a->experiment, err)) != 0 ||
+            (m = flag_value(argc, argv, &i, "--state", &a->state, err)) != 0 ||
+            (m = flag_value(argc, argv, &i, "--outcome-json", &a->outcome, err)) != 0 ||
+            (m = flag_value(argc, argv, &i, "--candidate-commit", &a->commit, err)) != 0) {
+            if (m < 0)
+                return -1;
+            continue;
+        }
+        if (s[0] == '-' || a->action)
+            return USAGE_ERROR(err, "%s: unexpected argument (see aka journal --help)", s);
+        a->action = s;
+    }
+    return 0;
+}
+
+/* A terminal state; in_progress is what finalize leaves behind, never a target. */
+static int parse_state(const char *s, enum aka_journal_state *out, struct aka_err *err)
+{
+    for (int i = 0; aka_journal_state_names[i]; i++)
+        if (i != AKA_JOURNAL_IN_PROGRESS && strcmp(s, aka_journal_state_names[i]) == 0) {
+            *out = (enum aka_journal_state)i;
+            return 0;
+        }
+    return USAGE_ERROR(err, "--state: expected candidate_ready, pivot or blocked; got \"%s\"", s);
+}
+
+static int parse_json_flag(const char *flag, const char *text, json_t **out, struct aka_err *err)
+{
+    return aka_json_load_buf(flag, text, strlen(text), out, err);
+}
+
+/* The supervisor creates the journal; a missing one means the wrong directory. */
+static int no_journal(const char *path, struct aka_err *err)
+{
+    if (aka_exists(path))
+        return 0;
+    return USAGE_ERROR(err,
+                       "%s: no journal (the supervisor creates it when the episode starts; run "
+                       "in the episode worktree or set ATREX_AKA_WORKTREE)",
+                       path);
+}
+
+static int append(const char *path, const struct journal_args *a, struct aka_err *err)
+{
+    struct aka_journal j;
+    json_t *exp = NULL;
+    /* Flags that belong to finalize are an error, not silently ignored. */
+    if (!a->experiment)
+        return USAGE_ERROR(err, "--experiment-json: required by append");
+    if (a->state || a->outcome || a->commit)
+        return USAGE_ERROR(err, "append: takes only --experiment-json (--state, --outcome-json "
+                                "and --candidate-commit belong to finalize)");
+    if (no_journal(path, err) < 0 ||
+        parse_json_flag("--experiment-json", a->experiment, &exp, err) < 0)
+        return -1;
+    int rc = aka_journal_append(path, exp, NULL, err);
+    json_decref(exp);
+    if (rc < 0)
+        return -1;
+    if (aka_journal_load(path, &j, err) < 0)
+        return -1;
+    printf("journal: experiment %zu appended to %s\n", j.experiment_count, path);
+    aka_journal_release(&j);
+    return 0;
+}
+
+static int finalize(const char *path, const struct journal_args *a, struct aka_err *err)
+{
+    enum aka_journal_state state = AKA_JOURNAL_IN_PROGRESS;
+    json_t *outcome = NULL;
+    if (!a->state || !a->outcome)
+        return USAGE_ERROR(err, "%s: required by finalize",
+                           a->state ? "--outcome-json" : "--state");
+    if (a->experiment)
+        return USAGE_ERROR(err, "finalize: --experiment-json belongs to append");
+    if (no_journal(path, err) < 0 || parse_state(a->state, &state, err) < 0 ||
+        parse_json_flag("--outcome-json", a->outcome, &outcome, err) < 0)
+        return -1;
+    int rc = aka_journal_finalize(path, state, outcome, a->commit, NULL, err);
+    json_decref(outcome);
+    if (rc < 0)
+        return -1;
+    printf("journal: finalized as %s%s%s (%s)\n", aka_journal_state_names[state],
+           a->commit ? ", candidate " : "", a->commit ? a->commit : "", path);
+    return 0;
+}
+
+static int dispatch(const char *path, const struct journal_args *a, struct aka_err *err)
+{
+    if (!a->action)
+        return USAGE_ERROR(err, "journal: expected append or finalize (see aka journal --help)");
+    if (strcmp(a->action, "append") == 0)
+        return append(path, a, err);
+    if (strcmp(a->action, "finalize") == 0)
+        return finalize(path, a, err);
+    return USAGE_ERROR(
+        err, "%s: unknown action; expected append or finalize (see aka journal --help)", a->action);
+}
+
+int cmd_journal(int argc, char **argv, const struct aka_app_ctx *ctx)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct journal_args a;
+    struct strbuf path = STRBUF_INIT;
+    const char *wt = getenv("ATREX_AKA_WORKTREE");
+    int rc;
+    (void)ctx;
+    memset(&a, 0, sizeof(a));
+    rc = parse_args(argc, argv, &a, &err);
+    if (rc == 0 && a.help) {
+        usage(stdout);
+        return 0;
+    }
+    aka_path_join(&path, wt && *wt ? wt : ".", ".aka/journal.json");
+    if (rc == 0)
+        rc = dispatch(path.buf, &a, &err);
+    strbuf_release(&path);
+    return rc < 0 ? aka_err_report(&err) : 0;
+}
