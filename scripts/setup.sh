@@ -11,7 +11,7 @@ cmake --build build -j"$(nproc)"
 
 # The main job: a short campaign on the bundled native C matmul, on the CPU,
 # driven by the built-in tuner (no LLM, no network): V0, V1 from the seed
-# kernel, then one tuning episode; a rerun resumes where it stopped.
+# kernel, then two tuning episodes (--max-iters 3: v2, v3); a rerun resumes.
 ws=${AKA_SETUP_WORKSPACE:-$PWD/build/campaigns}
 mkdir -p "$ws"
 echo
