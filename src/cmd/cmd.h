@@ -17,6 +17,15 @@ struct aka_app_ctx {
 
 typedef int (*aka_cmd_fn)(int argc, char **argv, const struct aka_app_ctx *ctx);
 
+struct aka_err;
+/*
+ * "--name VALUE" or "--name=VALUE" at argv[*i]: 1 when it is that flag (value
+ * in *out, *i advanced past a separate value), 0 when it is not, -1 with a
+ * usage error (code 2) when the value is missing.
+ */
+int cmd_flag_value(int argc, char **argv, int *i, const char *name, const char **out,
+                   struct aka_err *err);
+
 int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx);

@@ -47,27 +47,6 @@ struct handoff_args {
     bool help;
 };
 
-/* "--name VALUE" or "--name=VALUE": 1 when argv[*i] is the flag (value in *out), 0 when it
- * is not, -1 (err set) when the value is missing. */
-static int flag_value(int argc, char **argv, int *i, const char *name, const char **out,
-                      struct aka_err *err)
-{
-    size_t n = strlen(name);
-    const char *s = argv[*i];
-    if (strncmp(s, name, n) != 0)
-        return 0;
-    if (s[n] == '=') {
-        *out = s + n + 1;
-        return 1;
-    }
-    if (s[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return USAGE_ERROR(err, "%s: expected a value", name);
-    *out = argv[++*i];
-    return 1;
-}
-
 static int parse_args(int argc, char **argv, struct handoff_args *a, struct aka_err *err)
 {
     for (int i = 1; i < argc; i++) {
@@ -76,9 +55,9 @@ static int parse_args(int argc, char **argv, struct handoff_args *a, struct aka_
             a->help = true;
             continue;
         }
-        if ((m = flag_value(argc, argv, &i, "--status", &a->status, err)) != 0 ||
-            (m = flag_value(argc, argv, &i, "--candidate-commit", &a->commit, err)) != 0 ||
-            (m = flag_value(argc, argv, &i, "--summary", &a->summary, err)) != 0) {
+        if ((m = cmd_flag_value(argc, argv, &i, "--status", &a->status, err)) != 0 ||
+            (m = cmd_flag_value(argc, argv, &i, "--candidate-commit", &a->commit, err)) != 0 ||
+            (m = cmd_flag_value(argc, argv, &i, "--summary", &a->summary, err)) != 0) {
             if (m < 0)
                 return -1;
             continue;
