@@ -16,4 +16,38 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "base/fs.h"
+
+#include <stdio.h>
+
+/*
+ * A scratch directory shared by every test of a group: pass
+ * aka_scratch_setup / aka_scratch_teardown to cmocka_run_group_tests and
+ * build paths under aka_scratch_dir().
+ */
+static inline char *aka_scratch_dir(void)
+{
+    static char dir[256];
+    return dir;
+}
+
+static inline int aka_scratch_setup(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    (void)state;
+    if (aka_make_temp_dir(NULL, "aka-unit-test", &sb, &err) < 0)
+        return -1;
+    snprintf(aka_scratch_dir(), 256, "%s", sb.buf);
+    strbuf_release(&sb);
+    return 0;
+}
+
+static inline int aka_scratch_teardown(void **state)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    (void)state;
+    return aka_remove_tree(aka_scratch_dir(), &err);
+}
+
 #endif

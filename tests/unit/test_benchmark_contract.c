@@ -143,11 +143,9 @@ static void t_table(void **state)
         run_row(&rows[i]);
 }
 
-static char tmpdir[256];
-
 static void path_in_tmp(char *buf, size_t size, const char *name)
 {
-    snprintf(buf, size, "%s/%s", tmpdir, name);
+    snprintf(buf, size, "%s/%s", aka_scratch_dir(), name);
 }
 
 static void write_text(const char *path, const char *text)
@@ -238,23 +236,6 @@ static void t_check_same_differs(void **state)
     json_decref(meta);
 }
 
-static int setup(void **state)
-{
-    struct strbuf sb = STRBUF_INIT;
-    struct aka_err err = AKA_ERR_INIT;
-    if (aka_make_temp_dir(NULL, "aka-bench-test", &sb, &err) < 0)
-        return -1;
-    snprintf(tmpdir, sizeof(tmpdir), "%s", sb.buf);
-    strbuf_release(&sb);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct aka_err err = AKA_ERR_INIT;
-    return aka_remove_tree(tmpdir, &err);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,5 +245,5 @@ int main(void)
         cmocka_unit_test(t_pinned_round_trip),
         cmocka_unit_test(t_check_same_differs),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
 }

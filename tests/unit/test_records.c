@@ -18,11 +18,9 @@
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define NOW "2025-03-04T05:06:07Z"
 
-static char tmpdir[256];
-
 static void tmp_path(char *buf, size_t size, const char *name)
 {
-    snprintf(buf, size, "%s/%s", tmpdir, name);
+    snprintf(buf, size, "%s/%s", aka_scratch_dir(), name);
 }
 
 static void write_text(const char *path, const char *text)
@@ -951,23 +949,6 @@ static void t_helpers(void **state)
     assert_false(aka_record_is_hex(NULL, 0));
 }
 
-static int setup(void **state)
-{
-    struct strbuf sb = STRBUF_INIT;
-    struct aka_err err = AKA_ERR_INIT;
-    if (aka_make_temp_dir(NULL, "aka-records-test", &sb, &err) < 0)
-        return -1;
-    snprintf(tmpdir, sizeof(tmpdir), "%s", sb.buf);
-    strbuf_release(&sb);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct aka_err err = AKA_ERR_INIT;
-    return aka_remove_tree(tmpdir, &err);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -980,5 +961,5 @@ int main(void)
         cmocka_unit_test(t_journal_docs_table),     cmocka_unit_test(t_handoff_table),
         cmocka_unit_test(t_handoff_terminal),       cmocka_unit_test(t_helpers),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
 }

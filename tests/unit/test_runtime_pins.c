@@ -18,8 +18,6 @@
 #define ENVF AKA_ENV_REQUIREMENTS_FILE
 #define ENVV AKA_ENV_BENCH_VERSION
 
-static char tmpdir[256];
-
 enum file_kind {
     NO_FILE,     /* requirements not pinned */
     CONTENT,     /* a regular file with `content` */
@@ -109,7 +107,7 @@ static void write_bytes(const char *path, const char *data, size_t len)
 /* Create the requirements file a row describes; returns the value for the variable. */
 static const char *prepare_file(const struct load_row *r, char *path, size_t size, size_t i)
 {
-    snprintf(path, size, "%s/req-%zu.txt", tmpdir, i);
+    snprintf(path, size, "%s/req-%zu.txt", aka_scratch_dir(), i);
     switch (r->kind) {
     case NO_FILE:
         return NULL;
@@ -247,7 +245,7 @@ static void check_replay_row(const struct replay_row *r, size_t i)
     char path[512], want[2048];
     json_t *rec = NULL;
 
-    snprintf(path, sizeof(path), "%s/replay-%zu.txt", tmpdir, i);
+    snprintf(path, sizeof(path), "%s/replay-%zu.txt", aka_scratch_dir(), i);
     if (r->now_content)
         write_bytes(path, r->now_content, strlen(r->now_content));
     assert_int_equal(
@@ -279,7 +277,7 @@ static void t_to_json_round_trip(void **state)
     struct aka_err err = AKA_ERR_INIT;
     struct aka_runtime_pins p;
     char path[512];
-    snprintf(path, sizeof(path), "%s/rt.txt", tmpdir);
+    snprintf(path, sizeof(path), "%s/rt.txt", aka_scratch_dir());
     write_bytes(path, "a==1\nb\n", 7);
     assert_int_equal(aka_runtime_pins_load("1.2.3", path, &p, &err), 0);
     json_t *j = aka_runtime_pins_to_json(&p);
@@ -296,7 +294,7 @@ static void t_from_env(void **state)
     struct aka_err err = AKA_ERR_INIT;
     struct aka_runtime_pins p;
     char path[512], want[1024];
-    snprintf(path, sizeof(path), "%s/env-missing.txt", tmpdir);
+    snprintf(path, sizeof(path), "%s/env-missing.txt", aka_scratch_dir());
     setenv(ENVV, "0.3.0", 1);
     setenv(ENVF, "", 1);
     assert_int_equal(aka_runtime_pins_from_env(&p, &err), 0);
@@ -315,23 +313,6 @@ static void t_from_env(void **state)
     aka_runtime_pins_release(&p);
 }
 
-static int setup(void **state)
-{
-    struct strbuf sb = STRBUF_INIT;
-    struct aka_err err = AKA_ERR_INIT;
-    if (aka_make_temp_dir(NULL, "aka-pins-test", &sb, &err) < 0)
-        return -1;
-    snprintf(tmpdir, sizeof(tmpdir), "%s", sb.buf);
-    strbuf_release(&sb);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct aka_err err = AKA_ERR_INIT;
-    return aka_remove_tree(tmpdir, &err);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,5 +321,5 @@ int main(void)
         cmocka_unit_test(t_to_json_round_trip),
         cmocka_unit_test(t_from_env),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
 }
