@@ -26,8 +26,15 @@
 
 void aka_agent_self_exe(char *out, size_t size)
 {
+    static const char deleted[] = " (deleted)";
     ssize_t n = readlink("/proc/self/exe", out, size - 1);
     out[n > 0 ? n : 0] = '\0';
+    /* A week-long supervisor outlives upgrades of its own binary: the kernel then
+     * reports the old file as "PATH (deleted)", while the `aka eval` processes an
+     * agent starts run the new file at PATH. Both are aka at PATH. */
+    size_t len = strlen(out), dl = sizeof(deleted) - 1;
+    if (len > dl && strcmp(out + len - dl, deleted) == 0)
+        out[len - dl] = '\0';
 }
 
 void aka_agent_self_dir(struct strbuf *out)

@@ -92,6 +92,7 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
                 .brief_file = brief.buf,
                 .capture_dir = cap.buf,
                 .env = envp,
+                .timeout_s = o->agent_timeout,
                 .effort = ep->kind == AKA_EPISODE_FAST ? "xhigh" : "max",
                 .repo_root = r->env.repo_root},
         .handoff_resumes = resumes,

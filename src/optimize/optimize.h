@@ -36,6 +36,7 @@ struct aka_optimize_opts {
     long long token_budget;
     double target_util;
     long framework_baseline_timeout, setup_timeout, production_review_timeout;
+    long agent_timeout; /* per episode agent invocation, seconds; 0: none (upstream) */
     /* verification */
     int verify_repeats, verify_run_timeout;
     double min_improvement_pct, max_shape_regression_pct, max_dispersion_pct;

@@ -59,6 +59,9 @@ static const struct flag flags[] = {
      "V1 framework-native baseline: auto (production only, default), always, never"},
     {"--framework-baseline-timeout", OFF(framework_baseline_timeout), NULL, 1, BIG, K_LONG, 0,
      "S", "V1 agent session timeout in seconds (default 10800)"},
+    {"--agent-timeout", OFF(agent_timeout), NULL, 0, BIG, K_LONG, 0, "S",
+     "wall-clock limit of each episode agent invocation in seconds; a timed-out turn is "
+     "resumed like a missing handoff (default 0: none, as upstream)"},
     {"--max-iters", OFF(max_iters), NULL, 0, 1e6, K_INT, 0, "N",
      "stop when the highest canonical version memory/v<N>.json reaches N (default 20)"},
     {"--fast-episodes", OFF(fast_episodes), NULL, 0, 1e6, K_INT, 0, "N",

@@ -28,7 +28,8 @@ mkdir -p "$TMP/cwd"
 
 expect_usage missing-op-dir --op-dir --platform cpu --workspace "$TMP/ws"
 expect_usage bad-iters --max-iters "${BASE[@]}" --max-iters -3
-expect_usage allocation-fit --sandbox-timeout "${BASE[@]}" --verify-repeats 3
+expect_usage allocation-fit --sandbox-timeout "${BASE[@]}" --sandbox ssh --sandbox-ssh u@h \
+    --sandbox-ssh-gpu 0 --verify-repeats 2
 expect_usage url-and-profile "mutually exclusive" "${BASE[@]}" --sandbox-url http://x --sandbox-profile pre
 expect_usage ssh-without-gpu --sandbox-ssh-gpu "${BASE[@]}" --sandbox-ssh u@h
 expect_usage unknown-flag --frobnicate "${BASE[@]}" --frobnicate 1
