@@ -16,10 +16,7 @@ root=$PWD
 out=${OUT:-/tmp/aka-h200}
 mkdir -p "$out"
 
-cp .devcarry/include/*.h /usr/include/
-cp -a .devcarry/lib/libjansson.* /usr/lib/x86_64-linux-gnu/ && ldconfig
-cp .devcarry/bin/bwrap /usr/local/bin/bwrap
-export ATREX_AKA_HOME=$root PATH=$root/.devcarry/bin:$PATH
+. bench/device_install.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 
 evaluate() { # NAME OP KERNEL FRAMEWORK [extra...]

@@ -1,7 +1,10 @@
 #!/bin/bash
 # campaign_episodes.sh — the episode engine end to end with the Claude CLI fake
 # (tests/fakes/fake-claude, scenario language in tests/fakes/fakelib.py), one
-# `aka optimize` run per episode on a native C operator on the CPU:
+# `aka optimize` run per episode on a native C operator on the CPU. The fake
+# ends its part as a real agent does, with `aka journal append|finalize` and
+# `aka handoff` (finish.sh below); only the broken handoffs that those commands
+# refuse to produce (7, 9) are written directly.
 #   1. promoted     fast episode: the agent writes a correct faster kernel, runs
 #                   `aka eval`, commits, journals and hands off candidate_ready;
 #   2. rejected     the candidate computes the wrong thing (its evaluation fails);
@@ -20,7 +23,14 @@
 #  12. interrupted  the supervisor is SIGKILLed mid-session; the rerun records it;
 #  13. recovery     a crash after the version commit: proven, only cleanup runs;
 #  14. refused      an active record whose base is not HEAD's parent;
-#  15. promoted     a fresh campaign whose first episode is full: ABBA promotion.
+#  15. promoted     a fresh campaign whose first episode is full: ABBA promotion;
+#  16. rejected     (twice) the only `aka eval` record is of a shape subset, or
+#                   of --tune knobs: it cannot vouch for the committed bytes;
+#  17. rejected     a correct candidate far slower than the promoted incumbent
+#                   (fast verification: a large negative improvement);
+#  18. invalid      --agent-timeout 1: every turn outlives it; the timed-out turn
+#                   is resumed once on the same thread, the episode's reason
+#                   says it timed out, and none of the fake's processes survive.
 # After each: exactly one new committed memory/v<N>.json with the expected
 # status, HEAD's kernel changed only on promotion, no worktree and no
 # active_episode.json left, state.json counters agree with the records.
@@ -56,32 +66,36 @@ FAST_KERNEL=$(cat "$OP/seeds/C/kernel.c")
 WRONG_KERNEL=${FAST_KERNEL//x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]}
 [ "$WRONG_KERNEL" != "$FAST_KERNEL" ] || fail "could not derive the wrong kernel"
 
-# finish.py STATE: what an agent's `aka journal` + `aka handoff` calls leave
-# behind — one experiment, the journal finalized in STATE, then handoff.json.
-cat >"$TMP/finish.py" <<'PY'
-import datetime, json, os, subprocess, sys
-state = sys.argv[1]
-wt = os.environ["ATREX_AKA_WORKTREE"]
-jp, hp = os.path.join(wt, ".aka/journal.json"), os.path.join(wt, ".aka/handoff.json")
-now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-j = json.load(open(jp))
-j["experiments"].append({"name": "trial 1", "hypothesis": "h", "change": "c",
-                         "result": "r", "decision": "keep_as_best", "timestamp": now})
-head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=wt, check=True,
-                      stdout=subprocess.PIPE, text=True).stdout.strip()
-j.update(state=state, finalized_at=now, outcome={"summary": "episode " + state, "next_directions": []},
-         candidate_commit=head if state == "candidate_ready" else None)
-json.dump(j, open(jp + ".tmp", "w")); os.rename(jp + ".tmp", jp)
-h = {"status": state}
-if state == "candidate_ready":
-    h["candidate_commit"] = head
-json.dump(h, open(hp + ".tmp", "w")); os.rename(hp + ".tmp", hp)
-PY
+# finish.sh STATE: how an agent ends its part of an episode — one experiment,
+# the journal finalized in STATE, the handoff — through the agent-facing
+# commands (`aka` is first on the PATH the supervisor gives the agent) and
+# nothing but the environment the supervisor sets: it runs from / so that the
+# commands find the worktree through ATREX_AKA_WORKTREE alone. Any refusal
+# exits nonzero and leaves no handoff, which the episode's record would show.
+cat >"$TMP/finish.sh" <<'SH'
+#!/bin/bash
+set -euo pipefail
+state=$1
+: "${ATREX_AKA_WORKSPACE:?}" "${ATREX_AKA_WORKTREE:?}" "${ATREX_AKA_EPISODE:?}" "${ATREX_AKA_HOME:?}"
+[ -d "$ATREX_AKA_HOME/runtime/prompts" ] || { echo "finish: bad ATREX_AKA_HOME" >&2; exit 3; }
+[ "$(git -C "$ATREX_AKA_WORKTREE" rev-parse --git-common-dir)" = "$ATREX_AKA_WORKSPACE/.git" ] ||
+  { echo "finish: the worktree is not the workspace's" >&2; exit 3; }
+cd /
+commit=()
+if [ "$state" = candidate_ready ]; then
+  commit=(--candidate-commit "$(git -C "$ATREX_AKA_WORKTREE" rev-parse HEAD)")
+fi
+aka journal append --experiment-json "{\"name\": \"trial 1\", \"episode\": $ATREX_AKA_EPISODE,
+  \"hypothesis\": \"h\", \"change\": \"c\", \"result\": \"r\", \"decision\": \"keep_as_best\"}"
+aka journal finalize --state "$state" "${commit[@]}" \
+  --outcome-json "{\"summary\": \"episode $state\", \"next_directions\": []}"
+aka handoff --status "$state" "${commit[@]}"
+SH
 
 WS=$TMP/kernel_opt_vector_add_c_cpu
 USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
 jstr() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
-FINISH="python3 $TMP/finish.py"
+FINISH="bash $TMP/finish.sh"
 
 # episode N SCENARIO_ACTIONS [extra optimize flags]: one campaign run to --max-iters N.
 episode() {
@@ -147,6 +161,20 @@ for k in ("improvement_pct", "ci_low_pct", "ci_high_pct", "dispersion_pct"):
     assert k in v, k
 PY
 [ -f "$WS/.aka/episodes/e0001/BRIEF.md" ] || fail "brief not kept"
+# The journal and handoff came from the agent-facing commands: the command
+# stamped the experiment, and the receipts are in the agent's tool output.
+python3 - "$WS/.aka/episodes/e0001" <<'PY' || fail "v1: journal/handoff not from the aka commands"
+import json, sys
+d = sys.argv[1]
+j, h = json.load(open(d + "/runtime/journal.json")), json.load(open(d + "/runtime/handoff.json"))
+e = j["experiments"]
+assert len(e) == 1 and e[0]["episode"] == 1 and e[0]["timestamp"], e
+assert j["state"] == h["status"] == "candidate_ready" and j["candidate_commit"] == h["candidate_commit"]
+out = open(d + "/agent/invocation-1/stdout.jsonl").read()
+for receipt in ("journal: experiment 1 appended", "journal: finalized as candidate_ready",
+                "handoff: candidate_ready " + h["candidate_commit"] + " written"):
+    assert receipt in out, receipt
+PY
 "$AKA" status "$WS" | grep -E '^v1 +promoted +fast ' >/dev/null || fail "aka status: $("$AKA" status "$WS")"
 grep -q '"ATREX_AKA_WORKSPACE": "'"$WS"'"' "$TMP/fake.log" || fail "agent env: $(tail -1 "$TMP/fake.log")"
 
@@ -181,7 +209,8 @@ grep -q "protected path reference.c" "$WS/memory/v5.json" || fail "v5 reason"
 episode 6 '{"sh":"'"$FINISH"' blocked"}' --fast-episodes 20
 expect 6 blocked no
 
-# 7. invalid handoff: garbled JSON
+# 7. invalid handoff: garbled JSON. `aka handoff` never writes such a file, so
+# the fake overwrites the valid handoff directly: that is the case under test.
 episode 7 '{"sh":"'"$FINISH"' pivot; printf %s \"{\\\"status\\\": \" > .aka/handoff.json"}' --fast-episodes 20 --handoff-resumes 0
 expect 7 invalid_handoff no
 grep -q "invalid JSON" "$WS/memory/v7.json" || fail "v7 reason: $(grep -o '"violation[^}]*' "$WS/memory/v7.json")"
@@ -191,7 +220,9 @@ episode 8 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL
 expect 8 invalid_handoff no
 grep -q "uncommitted changes" "$WS/memory/v8.json" || fail "v8 reason"
 
-# 9. invalid handoff: the handoff contradicts the journal (pivot journal, blocked handoff)
+# 9. invalid handoff: the handoff contradicts the journal (pivot journal, blocked
+# handoff). `aka handoff --status blocked` refuses a pivot journal, so the fake
+# writes handoff.json directly: that is the case under test.
 episode 9 '{"sh":"'"$FINISH"' pivot; echo {\\\"status\\\":\\\"blocked\\\"} > .aka/handoff.json"}' --fast-episodes 20 --handoff-resumes 0
 expect 9 invalid_handoff no
 grep -q "expected blocked" "$WS/memory/v9.json" || fail "v9 reason"
@@ -315,4 +346,54 @@ KNOBS='{"sh":"aka eval --tune UNROLL=8 >/dev/null 2>&1 || true"}'
 episode 3 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$KNOBS,$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
 expect 3 rejected no
 grep -q "no complete passing" "$WS/memory/v3.json" || fail "v3 (tuned record) reason"
+
+# 17. rejected as slower: a correct candidate that stores every element a dozen
+# times through a volatile pointer (twice the slow reference's work) against
+# the promoted seed kernel; its own passing `aka eval` record loses by far more
+# than any noise on a loaded CPU.
+SLOW_KERNEL=${FAST_KERNEL//z\[i + u\] = /for (int rep = 0; rep < 12; rep++) ((volatile float *)z)[i + u] = }
+[ "$SLOW_KERNEL" != "$FAST_KERNEL" ] || fail "could not derive the slow kernel"
+episode 4 '{"write":"kernel.c","content":'"$(jstr "$SLOW_KERNEL")"'},'"$EVAL,$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+expect 4 rejected no
+python3 - "$WS" <<'PY' || fail "v4 (slower) record"
+import json, re, sys
+m = json.load(open(sys.argv[1] + "/memory/v4.json"))
+v, why = m["verification"], json.dumps(m)
+assert v["incumbent_version"] == 1 and v["improvement_pct"] < -40, v
+assert re.search(r"fast verification: -[0-9.]+% \([a-z_]+\) is not above", why), why
+PY
+
+# 18. agent timeout: every turn outlives --agent-timeout 1 (a background sleep
+# in the fake's process group included); the timed-out turn is resumed once on
+# the same thread, that turn times out too, and the episode is invalid with a
+# reason that says so. Nothing of the fake survives.
+printf '{"turns":[{"actions":[%s,{"sh":"sleep 60 & echo $PPID $$ $! $(ps -o pgid= -p $$) >> %s/timeout.pids; wait"}]}]}\n' \
+  "$USAGE" "$TMP" >"$TMP/scenario.json"
+rm -f "$TMP/timeout.pids"
+before_head=$(git -C "$WS" rev-parse HEAD)
+log_lines=$(wc -l <"$TMP/fake.log")
+SECONDS=0
+AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+  "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" --sandbox-isolation "$ISO" \
+  --max-iters 5 --fast-episodes 5 --agent-timeout 1 --handoff-resumes 1 >"$TMP/out" 2>"$TMP/err" ||
+  { cat "$TMP/err" >&2; fail "v5 (timeout): aka optimize failed"; }
+[ "$SECONDS" -lt 40 ] || fail "v5 (timeout): took ${SECONDS}s; the 1 s limit was not enforced"
+expect 5 invalid_handoff no
+grep -q "exit=124, timed out): the turn hit its time limit" "$WS/memory/v5.json" || fail "v5 reason: $(grep -o '"violation[^}]*' "$WS/memory/v5.json")"
+[ "$(wc -l <"$TMP/timeout.pids")" = 2 ] || fail "v5: $(wc -l <"$TMP/timeout.pids") turns, want 2"
+tail -n +"$((log_lines + 1))" "$TMP/fake.log" | python3 -c '
+import json, sys
+modes = [json.loads(l)["mode"] for l in sys.stdin]
+assert modes == ["--session-id", "--resume"], modes' || fail "v5: not one fresh turn and one resume"
+# live PGID: the group's members that are not zombies (a zombie is dead, and
+# whether someone reaps it at once depends on the container's init).
+live() { ps -e -o pgid=,pid=,stat= | awk -v g="$1" '$1 == g && $3 !~ /^Z/ {print $2}'; }
+while read -r fake sh bg pgid; do
+  [ "$pgid" = "$fake" ] || fail "v5: the fake $fake is not its group leader ($pgid)"
+  [ -z "$(live "$pgid")" ] || fail "v5: group $pgid survived the timeout: $(live "$pgid")"
+  for pid in "$sh" "$bg"; do # in the group when recorded; they must not have left it alive
+    ! ps -o stat= -p "$pid" | grep -qv '^Z' || fail "v5: fake process $pid survived the timeout"
+  done
+done <"$TMP/timeout.pids"
 echo "campaign_episodes: all episode paths recorded"

@@ -7,6 +7,9 @@ import torch
 import triton
 import triton.language as tl
 
+# aka:tune NUM_WARPS in {1, 2, 4}
+NUM_WARPS = 1
+
 
 @triton.jit
 def _rope_head(q_ptr, cos_ptr, sin_ptr, out_ptr, heads, HALF: tl.constexpr):
@@ -27,4 +30,4 @@ def run(q: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.Tensor
     tokens, heads, head_dim = q.shape
     q = q.contiguous()
     _rope_head[(tokens * heads,)](q, cos.contiguous(), sin.contiguous(), out, heads,
-                                  HALF=head_dim // 2, num_warps=1)
+                                  HALF=head_dim // 2, num_warps=NUM_WARPS)

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# gpu_device.sh — what only a real NVIDIA GPU can show; skipped (exit 0 with
+# "SKIP: ...") on a machine without one, which is what CI is.
+#   1. The process guard against real GPU work on the host: a fake agent that
+#      starts a real CUDA program (built here with nvcc, it launches kernels in
+#      a loop) or a Python process that runs torch.cuda work is killed within
+#      one second with exit 126, and nothing it started survives.
+#   2. Short built-in-agent campaigns on the GPU examples, one per layout:
+#      native CUDA row_sum_cuda (Cuda), Atrex-Bench rmsnorm (Triton) and
+#      SOL-ExecBench rope (Triton): V0, V1 from the seed kernel, one episode;
+#      each ends with its stop reason and the committed versions v0..v2, and
+#      the SOL campaign leaves a solution.json submission.
+# Environment: AKA_BIN, AKA_SOURCE_DIR; AKA_GPU_PLATFORM (default nvidia/h200);
+# AKA_GPU_OUT: if set, campaign statuses are copied there.
+set -euo pipefail
+: "${AKA_BIN:?}" "${AKA_SOURCE_DIR:?}"
+if [ ! -e /dev/nvidiactl ] || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIP: no NVIDIA GPU on this machine (the device runs this test for real)"
+  exit 0
+fi
+PLATFORM=${AKA_GPU_PLATFORM:-nvidia/h200}
+tmp=$(mktemp -d)
+tag="akagpu$$"
+cleanup() {
+  local pid
+  for pid in $(pgrep -f "$tag" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+FAKES="$AKA_SOURCE_DIR/tests/fakes"
+
+# ---- 1. the guard against real GPU work --------------------------------------------------------
+new_case() {
+  c="$tmp/$1"
+  mkdir -p "$c"
+  git init -q "$c/wt"
+  printf 'int k;\n' >"$c/wt/kernel.c"
+  git -C "$c/wt" add kernel.c
+  git -C "$c/wt" -c user.name=t -c user.email=t@t commit -qm v0
+  printf 'brief\n' >"$c/brief.md"
+}
+
+# expect_kill NAME REASON ACTION: the fake runs ACTION (a JSON spawn action), then hangs.
+expect_kill() {
+  new_case "$1"
+  printf '{"turns":[{"actions":[%s,{"sleep":30}]}]}\n' "$3" >"$c/scenario.json"
+  local t0 t1
+  t0=$(date +%s%N)
+  AKA_FAKE_SCENARIO="$c/scenario.json" AKA_FAKE_LOG="$c/log.jsonl" AKA_FAKE_STATE="$c" \
+    "$AKA_BIN" agent-session --repo-root "$AKA_SOURCE_DIR" --backend claude \
+    --cli "$FAKES/fake-claude" --worktree "$c/wt" --brief "$c/brief.md" --capture "$c/cap" \
+    --handoff-file "$c/wt/handoff.json" --handoff-resumes 2 >"$c/out.json" 2>"$c/err.txt" ||
+    { cat "$c/err.txt"; fail "$1: aka agent-session failed"; }
+  t1=$(date +%s%N)
+  python3 - "$c/out.json" "$2" <<'PY' || fail "$1: not killed as a policy violation"
+import json, sys
+out = json.load(open(sys.argv[1]))
+t = out["turns"][0]
+assert out["policy_violation"] and t["exit_code"] == 126, out
+assert sys.argv[2] in t["violation"], t["violation"]
+assert t["violation_latency_ms"] is not None and t["violation_latency_ms"] < 1000, t
+print("guard %s: %s (%.0f ms from the offending process to all dead)"
+      % (sys.argv[1].split("/")[-2], t["violation"], t["violation_latency_ms"]))
+PY
+  sleep 0.2
+  if pgrep -f "$tag" >/dev/null; then
+    pgrep -af "$tag" >&2
+    fail "$1: a process the agent started survived"
+  fi
+  echo "guard $1: session over $(( (t1 - t0) / 1000000 )) ms after it started"
+}
+
+if command -v nvcc >/dev/null; then
+  cat >"$tmp/spin.cu" <<'EOF'
+#include <cuda_runtime.h>
+__global__ void spin(float *x) { x[threadIdx.x] += 1.0f; }
+int main(void)
+{
+    float *x;
+    cudaMalloc(&x, 1024 * sizeof(float));
+    for (long i = 0; i < 100000000L; i++) { spin<<<1, 256>>>(x); cudaDeviceSynchronize(); }
+    return 0;
+}
+EOF
+  nvcc -o "$tmp/$tag-spin" "$tmp/spin.cu"
+  expect_kill cuda-program "executed directly on the host" '{"spawn":["'"$tmp/$tag-spin"'"]}'
+else
+  echo "SKIP (part): nvcc is not installed; the real CUDA program case did not run"
+fi
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  expect_kill torch-cuda "CUDA" \
+    '{"spawn":["python3","-c","import sys, torch; sys.argv[0] = \"'"$tag"'\"; x = torch.ones(1 << 20, device=\"cuda\"); [x.add_(1) for _ in range(10**9)]"]}'
+fi
+
+# ---- 2. short built-in campaigns, one per layout -----------------------------------------------
+campaign() { # OP FRAMEWORK
+  local op=$1 fw=$2 ws
+  local lower
+  lower=$(tr 'A-Z' 'a-z' <<<"$fw")
+  echo "campaign $op ($fw) on $PLATFORM ..."
+  "$AKA_BIN" optimize --repo-root "$AKA_SOURCE_DIR" --op-dir "$AKA_SOURCE_DIR/examples/ops/$op" \
+    --platform "$PLATFORM" --framework "$fw" --agent-cli builtin --max-iters 2 \
+    --workspace "$tmp/camp" >"$tmp/$op.out" 2>"$tmp/$op.err" ||
+    { tail -20 "$tmp/$op.err"; fail "campaign $op exited non-zero"; }
+  cat "$tmp/$op.err" "$tmp/$op.out"
+  ws=$(ls -d "$tmp/camp"/kernel_opt_"${op}"_"${lower}"_* | head -1)
+  [ -d "$ws" ] || fail "campaign $op: no workspace"
+  "$AKA_BIN" status "$ws"
+  "$AKA_BIN" status "$ws" --json >"$tmp/$op.status.json"
+  for v in 0 1 2; do
+    git -C "$ws" ls-files --error-unmatch "memory/v$v.json" >/dev/null 2>&1 ||
+      fail "campaign $op: memory/v$v.json is not committed"
+  done
+  grep -q "campaign stopped: budget: max-iters" "$tmp/$op.out" || fail "campaign $op: stop reason"
+  if [ -n "${AKA_GPU_OUT:-}" ]; then
+    mkdir -p "$AKA_GPU_OUT/$op"
+    cp "$tmp/$op.out" "$tmp/$op.err" "$tmp/$op.status.json" "$ws"/memory/v*.json "$AKA_GPU_OUT/$op/"
+    [ -f "$ws/solution.json" ] && cp "$ws/solution.json" "$AKA_GPU_OUT/$op/"
+  fi
+  last_ws=$ws
+}
+campaign row_sum_cuda Cuda
+campaign rmsnorm Triton
+campaign rope Triton
+python3 - "$last_ws/solution.json" <<'PY' || fail "rope: no valid SOL submission"
+import json, sys
+s = json.load(open(sys.argv[1]))
+srcs = s.get("sources") or []
+assert srcs and all(x.get("content") for x in srcs), s
+print("rope: solution.json with", len(srcs), "inlined source(s)")
+PY
+echo "gpu_device: ok"
