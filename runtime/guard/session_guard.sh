@@ -9,9 +9,10 @@
 # process poller, which kills the whole session; this layer exists so that a
 # well-meaning agent gets a clear refusal instead of a dead session.
 #
-# Refused: package installs; GPU work on the host (CUDA/JIT build tools,
-# profilers, the kernel or evaluator run directly, Python importing the kernel
-# or touching CUDA); changing GPU state with nvidia-smi; touching the shared
+# Refused: package installs; GPU work on the host (CUDA/HIP/JIT build tools,
+# CUDA and ROCm profilers, the kernel or evaluator run directly, Python
+# importing the kernel, touching CUDA or HIP); changing GPU state with
+# nvidia-smi, rocm-smi or amd-smi; touching the shared
 # gateway (its screen session, state directory, configuration, jobs); and
 # deleting or moving files that Git tracks.
 
@@ -195,7 +196,12 @@ ncu()               { __aka_gpu_tool ncu "$__aka_profiler" "$@"; }
 nsys()              { __aka_gpu_tool nsys "$__aka_profiler" "$@"; }
 nvprof()            { __aka_gpu_tool nvprof "$__aka_profiler" "$@"; }
 rocprof()           { __aka_gpu_tool rocprof "$__aka_profiler" "$@"; }
+rocprofv2()         { __aka_gpu_tool rocprofv2 "$__aka_profiler" "$@"; }
 rocprofv3()         { __aka_gpu_tool rocprofv3 "$__aka_profiler" "$@"; }
+omniperf()          { __aka_gpu_tool omniperf "$__aka_profiler" "$@"; }
+rocprof-compute()   { __aka_gpu_tool rocprof-compute "$__aka_profiler" "$@"; }
+rocprof-sys-run()   { __aka_gpu_tool rocprof-sys-run "$__aka_profiler" "$@"; }
+omnitrace-run()     { __aka_gpu_tool omnitrace-run "$__aka_profiler" "$@"; }
 compute-sanitizer() { __aka_gpu_tool compute-sanitizer "$__aka_profiler" "$@"; }
 nvcc()              { __aka_gpu_tool nvcc "$__aka_builder" "$@"; }
 hipcc()             { __aka_gpu_tool hipcc "$__aka_builder" "$@"; }
@@ -214,14 +220,33 @@ nvidia-smi() {
     command nvidia-smi "$@"
 }
 
+rocm-smi() {
+    local a
+    for a in "$@"; do
+        case "${a%%=*}" in
+            --set*|--reset*|-r|--gpureset|--load|--rasenable|--rasdisable|--rasinject|--autorespond)
+                __aka_refuse "rocm-smi $*" "GPU state belongs to the supervisor"; return ;;
+        esac
+    done
+    command rocm-smi "$@"
+}
+
+amd-smi() {
+    case "$(__aka_operand "$@")" in
+        set|reset|ras) __aka_refuse "amd-smi $*" "GPU state belongs to the supervisor"; return ;;
+    esac
+    command amd-smi "$@"
+}
+
 # Python: the kernel or evaluator run directly, or -c code importing the
-# kernel / JIT GPU packages or touching CUDA (judged on Python's own AST, so
+# kernel / JIT GPU packages or touching CUDA or HIP (judged on Python's own AST, so
 # prose in strings never matches).
 __aka_py_code_refused() {
     AKA_GUARD_CODE="$1" command python3 -I -c '
 import ast, os, sys
 JIT = {"flashinfer", "flash_attn", "xformers", "vllm", "pycuda", "cupy"}
 FRAMEWORKS = {"torch", "triton", "cupy", "numba", "jax"}
+HIP = {"hip", "hiprtc"}
 found = set()
 def literal(node):
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
@@ -254,6 +279,8 @@ elif tops & JIT:
     print("it imports a JIT-capable GPU package on the host")
 elif "<cuda>" in found or any(".cuda" in m for m in found) or ("<cuda-device>" in found and tops & FRAMEWORKS):
     print("it uses CUDA on the host")
+elif tops & HIP or any(m == "numba.hip" or m.startswith("numba.hip.") for m in found):
+    print("it uses HIP on the host")
 ' 2>/dev/null
 }
 
@@ -290,7 +317,8 @@ python3.12() { __aka_python python3.12 "$@"; }
 
 readonly -f rm rmdir mv truncate cp tee touch ln sqlite3 sed screen pkill killall curl wget aka \
     pip pip3 conda mamba micromamba apt apt-get dnf yum npm pnpm yarn cargo gem pipx brew npx uv \
-    ncu nsys nvprof rocprof rocprofv3 compute-sanitizer nvcc hipcc nvidia-smi \
+    ncu nsys nvprof rocprof rocprofv2 rocprofv3 omniperf rocprof-compute rocprof-sys-run \
+    omnitrace-run compute-sanitizer nvcc hipcc nvidia-smi rocm-smi amd-smi \
     python python3 python3.10 python3.11 python3.12 \
     __aka_refuse __aka_operand __aka_info_only __aka_gateway_path __aka_any_gateway_path \
     __aka_tracked __aka_guard_paths __aka_gateway_writes __aka_kill_by_name __aka_cancel_job \

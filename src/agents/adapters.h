@@ -167,6 +167,9 @@ void aka_guard_config_release(struct aka_guard_config *c);
 /* The reason argv breaks the process policy, or NULL. */
 const char *aka_guard_check_argv(const char *const *argv, size_t argc,
                                  const struct aka_guard_config *c);
+/* A GPU device query (rocminfo, ...) that maps the GPU runtime only to list
+ * devices: the poller's library check does not apply to it. */
+bool aka_guard_gpu_query_tool(const char *const *argv, size_t argc);
 /* The reason `python -c CODE` is refused on the host, or NULL. */
 const char *aka_guard_check_python_code(const char *code);
 

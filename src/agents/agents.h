@@ -53,6 +53,13 @@ struct aka_agent_request {
     const char *effort;     /* low|medium|high|xhigh|max; NULL: max */
     const char *repo_root;  /* asset tree holding runtime/guard; NULL: $ATREX_AKA_HOME */
     const char *session_id; /* fresh claude/qodercli/pi session: the UUID to use; NULL: new */
+    /* Optional: called right after each invocation's process is spawned (every turn of a
+     * session, fresh or resumed), before it is waited for, with its process group (= its
+     * session: the agent runs in its own) and the leader's start time (/proc stat field 22).
+     * A supervisor records both so that, should it be killed, a resume can end the agent by
+     * identity (DESIGN §7). */
+    void (*on_start)(void *data, pid_t pgid, unsigned long long start_ticks);
+    void *on_start_data;
 };
 
 struct aka_agent_result {
@@ -106,7 +113,7 @@ bool aka_agent_can_resume(const char *backend);
  * directory <capture_dir>/invocation-<k>; tokens of all turns are summed.
  */
 #define AKA_AGENT_DEFAULT_HANDOFF_RESUMES 2
-#define AKA_AGENT_MAX_HANDOFF_RESUMES     16
+#define AKA_AGENT_MAX_HANDOFF_RESUMES     32
 
 /* Is the episode complete? Return true, or false with a one-line diagnosis. */
 typedef bool (*aka_agent_check_fn)(void *data, char *diagnosis, size_t size);
@@ -163,5 +170,85 @@ struct aka_brief_var {
 };
 int aka_brief_render(const char *template_path, const struct aka_brief_var *vars,
                      struct strbuf *out, struct aka_err *err);
+
+/* ---- plan reviewers (reviewers.c, review.c; reference §9) ------------------ */
+
+/*
+ * Codex and Qoder, asked for a second opinion on a frozen plan. Which of them
+ * a campaign may use is probed once (before its first episode) and cached in
+ * <workspace>/.aka/plan_reviewers.json; a valid cache is reused across
+ * restarts, and a reviewer found unavailable (by the probe or by a failed
+ * review later) is never tried again in that campaign.
+ */
+enum aka_reviewer { AKA_REVIEWER_CODEX = 0, AKA_REVIEWER_QODER, AKA_REVIEWERS };
+extern const char *const aka_reviewer_names[]; /* "codex", "qoder", NULL */
+
+struct aka_reviewer_state {
+    bool available;
+    char status[64];  /* available, current_backend, timeout, unavailable[_exit_N], ... */
+    char reason[512]; /* one line */
+};
+
+struct aka_plan_reviewers {
+    char checked_at[40]; /* UTC, ISO 8601 */
+    char agent_cli[32];  /* the campaign's backend when probed */
+    long probe_timeout_s;
+    struct aka_reviewer_state r[AKA_REVIEWERS];
+    bool probed; /* this call ran the probe (no valid cache before) */
+};
+
+#define AKA_PLAN_REVIEW_PROBE_TIMEOUT_S 120 /* ATREX_PLAN_REVIEW_PROBE_TIMEOUT */
+#define AKA_PLAN_REVIEW_TIMEOUT_S       600 /* ATREX_ASK_{CODEX,QODER}_TIMEOUT */
+
+/* The cache, when it exists and is valid (0); -1 otherwise. */
+int aka_plan_reviewers_load(const char *workspace, struct aka_plan_reviewers *pr);
+/*
+ * The campaign-start call: reuse the cache, or probe both reviewers (each by
+ * running its CLI through the agent runtime on a tiny prompt, in a temporary
+ * directory, with a short timeout) and write it. A reviewer that is the
+ * campaign's own backend is "current_backend"; with the built-in agent nobody
+ * is probed. Reviewer failures are results, not errors: -1 only for a bad
+ * ATREX_PLAN_REVIEW_PROBE_TIMEOUT (code 2) or a cache that cannot be written.
+ */
+int aka_plan_reviewers_ensure(const char *workspace, const char *backend, const char *repo_root,
+                              struct aka_plan_reviewers *pr, struct aka_err *err);
+/* ATREX_PLAN_REVIEW_{CODEX,QODER}_{ENABLED,REASON} for an agent session. */
+void aka_plan_reviewers_env(const struct aka_plan_reviewers *pr, struct strvec *env);
+/* Tokens every reviewer call of the campaign used (probes and reviews), from
+ * the append-only <workspace>/.aka/reviewer_tokens.jsonl; 0 when none. */
+long long aka_plan_reviewer_tokens(const char *workspace);
+
+struct aka_review_request {
+    enum aka_reviewer reviewer;
+    const char *plan;            /* the plan to review (required) */
+    const char *const *evidence; /* optional files, NULL-terminated */
+    const char *workspace;       /* the campaign (cache, ledger, captures); NULL: none */
+    const char *repo_root;       /* asset tree (the session guard) */
+    long timeout_s;              /* 0: ATREX_ASK_<R>_TIMEOUT, else 600 */
+};
+
+enum aka_review_outcome {
+    AKA_REVIEW_DONE = 0, /* the review is in text */
+    AKA_REVIEW_SKIPPED,  /* the caller's own backend is this reviewer */
+    AKA_REVIEW_DISABLED, /* unavailable in this campaign: text says why */
+    AKA_REVIEW_FAILED,   /* the reviewer failed (now disabled): text says why */
+    AKA_REVIEW_REJECTED  /* it answered, but changed its inputs or missed sections */
+};
+
+struct aka_review_result {
+    enum aka_review_outcome outcome;
+    struct strbuf text;           /* the review, or the one-line skip/disabled/failure note */
+    struct aka_token_usage usage; /* what the call used (recorded in the ledger) */
+    int exit_code;                /* for the command: 0, 1, 3 or 124 */
+};
+
+/* Ask one reviewer (reference §9.2/9.3). -1 only for bad input (code 2). */
+int aka_plan_review(const struct aka_review_request *rq, struct aka_review_result *res,
+                    struct aka_err *err);
+void aka_review_result_release(struct aka_review_result *res);
+
+/* The model's final message in a captured stdout of `backend` ("" when none). */
+int aka_agent_final_message(const char *backend, const char *stdout_path, struct strbuf *out,
+                            struct aka_err *err);
 
 #endif

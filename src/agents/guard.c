@@ -12,9 +12,9 @@
  *
  * Every 100 ms the poller rebuilds the tree under the session leader (plus any
  * process still in its session whose parent died) and checks each member:
- * its argv against the rules, its executable for an embedded CUDA fat binary,
- * its mappings for the CUDA driver library; and the protected gateway
- * configuration files for any change. Subtrees of processes running aka
+ * its argv against the rules, its executable for an embedded CUDA or HIP fat
+ * binary, its mappings for the CUDA driver or the ROCm runtime (HIP, ROCr);
+ * and the protected gateway configuration files for any change. Subtrees of processes running aka
  * itself (`aka eval`, `aka profile`: they go through the sandbox, whose GPU
  * work is the allowed kind) are not descended. On the first violation every
  * process group of the session gets SIGTERM, then SIGKILL after 300 ms.
@@ -39,7 +39,9 @@
 #define DEATH_WAIT_MS  700
 #define CMDLINE_MAX    (256 * 1024)
 #define R_FATBIN       "CUDA program executed directly on the host"
+#define R_HIP_FATBIN   "HIP program executed directly on the host"
 #define R_DRIVER       "CUDA driver loaded by a process on the host"
+#define R_ROCM         "ROCm runtime (HIP/HSA) loaded by a process on the host"
 #define R_GATEWAY_FILE "shared gateway configuration modified"
 
 struct pinfo {
@@ -151,16 +153,27 @@ static int read_argv(pid_t pid, struct strvec *argv)
     return argv->n ? 0 : -1;
 }
 
-/* Does the executable carry an embedded CUDA fat binary (what nvcc links in)? */
-static bool exe_has_fatbin(pid_t pid)
+/* The section an embedded GPU fat binary lives in: ".nv_fatbin" / "__nv_relfatbin"
+ * (what nvcc links in), ".hip_fatbin" (hipcc, amdclang -x hip). */
+static const char *fatbin_reason(const char *section)
+{
+    if (strcmp(section, ".nv_fatbin") == 0 || strcmp(section, "__nv_relfatbin") == 0)
+        return R_FATBIN;
+    if (strcmp(section, ".hip_fatbin") == 0)
+        return R_HIP_FATBIN;
+    return NULL;
+}
+
+/* Does the executable carry an embedded GPU fat binary? The reason, or NULL. */
+static const char *exe_fatbin(pid_t pid)
 {
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     Elf64_Ehdr eh;
-    bool found = false;
+    const char *found = NULL;
     if (fd < 0)
-        return false;
+        return NULL;
     if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
         memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
         eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shnum > 0 && eh.e_shnum < 4096 &&
@@ -173,9 +186,7 @@ static bool exe_has_fatbin(pid_t pid)
             char *names = aka_xcalloc(n + 1, 1);
             if (pread(fd, names, n, (off_t)sh[eh.e_shstrndx].sh_offset) == (ssize_t)n)
                 for (int i = 0; i < eh.e_shnum && !found; i++)
-                    found =
-                        sh[i].sh_name < n && (strcmp(names + sh[i].sh_name, ".nv_fatbin") == 0 ||
-                                              strcmp(names + sh[i].sh_name, "__nv_relfatbin") == 0);
+                    found = sh[i].sh_name < n ? fatbin_reason(names + sh[i].sh_name) : NULL;
             free(names);
         }
         free(sh);
@@ -184,21 +195,35 @@ static bool exe_has_fatbin(pid_t pid)
     return found;
 }
 
-/* Has the process mapped the CUDA driver (it initialized CUDA)? */
-static bool maps_cuda_driver(pid_t pid)
+/* The GPU runtime a chunk of /proc/<pid>/maps names, or NULL. libcuda is the
+ * driver (loaded when CUDA initializes). On ROCm the HIP runtime and ROCr
+ * (the HSA runtime under it) are what any HIP program, or the ROCm build of
+ * torch, maps to reach the GPU: there is no separate lazily loaded driver
+ * library, so mapping either one counts as GPU use on the host. */
+static const char *gpu_library(const char *text)
+{
+    if (strstr(text, "/libcuda.so"))
+        return R_DRIVER;
+    if (strstr(text, "/libamdhip64.so") || strstr(text, "/libhsa-runtime64.so"))
+        return R_ROCM;
+    return NULL;
+}
+
+/* Has the process mapped a GPU driver or runtime? The reason, or NULL. */
+static const char *maps_gpu_runtime(pid_t pid)
 {
     char path[64], chunk[65536 + 32];
     snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    bool found = false;
+    const char *found = NULL;
     size_t keep = 0;
     ssize_t n;
     /* Read in chunks, keeping a short tail so a name split across reads is still seen. */
     while (fd >= 0 && !found && (n = read(fd, chunk + keep, sizeof(chunk) - keep - 1)) > 0) {
         size_t len = keep + (size_t)n;
         chunk[len] = '\0';
-        found = strstr(chunk, "/libcuda.so") != NULL;
-        keep = len < 16 ? len : 16;
+        found = gpu_library(chunk);
+        keep = len < 24 ? len : 24;
         memmove(chunk, chunk + len - keep, keep);
     }
     if (fd >= 0)
@@ -294,10 +319,10 @@ static bool check_member(struct aka_guard *g, const struct pinfo *p)
     const char *why = NULL;
     if (read_argv(p->pid, &argv) == 0)
         why = aka_guard_check_argv((const char *const *)argv.v, argv.n, &g->cfg);
-    if (!why && !p->pruned && exe_has_fatbin(p->pid))
-        why = R_FATBIN;
-    if (!why && !p->pruned && maps_cuda_driver(p->pid))
-        why = R_DRIVER;
+    if (!why && !p->pruned)
+        why = exe_fatbin(p->pid);
+    if (!why && !p->pruned && !aka_guard_gpu_query_tool((const char *const *)argv.v, argv.n))
+        why = maps_gpu_runtime(p->pid);
     if (why)
         record(g, p->pid, why, &argv);
     strvec_clear(&argv);

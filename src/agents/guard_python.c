@@ -10,9 +10,12 @@
  * and `importlib.import_module` with a literal name, and runs the same check
  * on literal code passed to exec()/eval(), two levels deep.
  *
- * Refused: importing the candidate (`kernel`), JIT-capable GPU packages, and
+ * Refused: importing the candidate (`kernel`), JIT-capable GPU packages,
  * touching CUDA from Python (`torch.cuda`, `x.cuda()`, `numba.cuda`, or a
- * "cuda" device string next to a GPU framework import).
+ * "cuda" device string next to a GPU framework import) and HIP's own Python
+ * bindings (hip-python's `hip`, `hiprtc`). The ROCm build of torch needs no
+ * rule of its own: it keeps the `torch.cuda` API and the "cuda" device name
+ * (HIP underneath), so the CUDA rules catch it as they are.
  */
 #include "agents/adapters.h"
 
@@ -23,6 +26,7 @@
 #define R_IMPORT_KERNEL "kernel imported directly on the host"
 #define R_IMPORT_JIT    "JIT-capable third-party GPU package imported directly on the host"
 #define R_CUDA          "CUDA used from Python directly on the host"
+#define R_HIP           "HIP used from Python directly on the host"
 #define EXEC_DEPTH      2
 
 enum tok_kind { T_NAME, T_STRING, T_OP };
@@ -38,7 +42,7 @@ struct toks {
 };
 
 struct pyscan {
-    bool kernel, jit, cuda_attr, cuda_string, gpu_framework;
+    bool kernel, jit, cuda_attr, cuda_string, gpu_framework, hip;
 };
 
 static void push(struct toks *t, enum tok_kind kind, const char *s, size_t n)
@@ -134,7 +138,13 @@ static void take_module(struct pyscan *s, const char *path)
     static const char *const jit[] = {"flashinfer", "flash_attn", "xformers", "vllm",
                                       "pycuda",     "cupy",       NULL};
     static const char *const frameworks[] = {"torch", "triton", "cupy", "numba", "jax", NULL};
+    static const char *const hip[] = {"hip", "hiprtc", NULL};
     size_t n = strcspn(path, ".");
+    for (const char *const *h = hip; *h; h++)
+        if (strlen(*h) == n && strncmp(path, *h, n) == 0)
+            s->hip = true;
+    if (strncmp(path, "numba.hip", 9) == 0 && (path[9] == '\0' || path[9] == '.'))
+        s->hip = true; /* numba's HIP target */
     for (const char *const *j = jit; *j; j++)
         if (strlen(*j) == n && strncmp(path, *j, n) == 0)
             s->jit = true;
@@ -193,9 +203,12 @@ static size_t take_from(const struct toks *t, size_t i, struct pyscan *s)
     if (path.len)
         take_module(s, path.buf);
     if (path.len && tok_is(t, i, T_NAME, "import"))
-        for (size_t j = i + 1; tok_is(t, j, T_NAME, NULL) || tok_is(t, j, T_OP, ","); j++)
+        for (size_t j = i + 1; tok_is(t, j, T_NAME, NULL) || tok_is(t, j, T_OP, ","); j++) {
             if (tok_is(t, j, T_NAME, "cuda"))
                 s->cuda_attr = true; /* from torch import cuda */
+            else if (tok_is(t, j, T_NAME, "hip") && strcmp(path.buf, "numba") == 0)
+                s->hip = true; /* from numba import hip */
+        }
     strbuf_release(&path);
     return i;
 }
@@ -249,5 +262,7 @@ const char *aka_guard_check_python_code(const char *code)
         return R_IMPORT_JIT;
     if (s.cuda_attr || (s.cuda_string && s.gpu_framework))
         return R_CUDA;
+    if (s.hip)
+        return R_HIP;
     return NULL;
 }

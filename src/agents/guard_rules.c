@@ -12,6 +12,10 @@
  * in a quoted argument is never a violation. An interpreter running a script
  * (`bash ./pip install x`, what a shebang turns into) is checked as the
  * script itself.
+ *
+ * GPU rules cover both vendors: CUDA (nvcc, ncu, nsys, nvidia-smi state) and
+ * ROCm (hipcc and clang offload builds, rocprof*, omniperf/rocprof-compute,
+ * omnitrace/rocprof-sys, rocm-smi and amd-smi state changes).
  */
 #include "agents/adapters.h"
 #include "base/fs.h"
@@ -21,14 +25,15 @@
 #include <string.h>
 #include <strings.h>
 
-#define R_GATEWAY   "shared localhost gateway lifecycle/state mutation"
-#define R_INSTALL   "third-party package installation/build command"
-#define R_BUILD     "CUDA/JIT build tool executed directly on the host"
-#define R_PROFILER  "GPU profiler executed directly on the host"
-#define R_KERNEL    "kernel/evaluator executed directly on the host"
-#define R_WRAPPER   "GPU profiler wrapper executed directly on the host"
-#define R_GPU_STATE "GPU state changed through nvidia-smi on the host"
-#define R_PIP_TREE  "compiler/build tool running in a package-manager temporary tree"
+#define R_GATEWAY    "shared localhost gateway lifecycle/state mutation"
+#define R_INSTALL    "third-party package installation/build command"
+#define R_BUILD      "CUDA/JIT build tool executed directly on the host"
+#define R_PROFILER   "GPU profiler executed directly on the host"
+#define R_KERNEL     "kernel/evaluator executed directly on the host"
+#define R_WRAPPER    "GPU profiler wrapper executed directly on the host"
+#define R_GPU_STATE  "GPU state changed through nvidia-smi on the host"
+#define R_ROCM_STATE "GPU state changed through rocm-smi/amd-smi on the host"
+#define R_PIP_TREE   "compiler/build tool running in a package-manager temporary tree"
 
 #define MAX_DEPTH 3
 
@@ -571,6 +576,55 @@ static bool smi_changes_state(struct words w)
     return false;
 }
 
+/* rocm-smi's --set* and --reset* options, and the few others that act. */
+static bool rocm_smi_changes_state(struct words w)
+{
+    static const char *const opts[] = {
+        "-r",           "--gpureset",  "--load",        "--rasenable",
+        "--rasdisable", "--rasinject", "--autorespond", NULL};
+    char opt[64];
+    for (size_t i = 1; i < w.n; i++) {
+        snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(w.v[i], "="), w.v[i]);
+        if (strncmp(opt, "--set", 5) == 0 || strncmp(opt, "--reset", 7) == 0 || name_in(opt, opts))
+            return true;
+    }
+    return false;
+}
+
+/* amd-smi subcommands that act on the GPU (its queries stay allowed). */
+static bool amd_smi_changes_state(struct words w)
+{
+    static const char *const verbs[] = {"set", "reset", "ras", NULL};
+    const char *sub = first_operand(w, 1);
+    return sub && name_in(sub, verbs);
+}
+
+/* clang/amdclang compiling GPU offload code (HIP or CUDA) on the host. */
+static bool offload_build(struct words w, const char *name)
+{
+    static const char *const compilers[] = {"clang",      "clang++",  "amdclang",
+                                            "amdclang++", "hipcc.pl", NULL};
+    if (!name_in(name, compilers))
+        return false;
+    for (size_t i = 1; i < w.n; i++)
+        if (strncmp(w.v[i], "--offload-arch", 14) == 0 ||
+            strncmp(w.v[i], "--cuda-gpu-arch", 15) == 0 ||
+            ((strcmp(w.v[i], "-x") == 0 && i + 1 < w.n &&
+              (strcmp(w.v[i + 1], "hip") == 0 || strcmp(w.v[i + 1], "cuda") == 0))) ||
+            strcmp(w.v[i], "-xhip") == 0 || strcmp(w.v[i], "-xcuda") == 0)
+            return true;
+    return false;
+}
+
+bool aka_guard_gpu_query_tool(const char *const *argv, size_t argc)
+{
+    /* Device queries that bring up ROCr to list the GPUs (the ROCm counterparts
+     * of `nvidia-smi -L`): they map the runtime but run nothing on the GPU. */
+    static const char *const queries[] = {"rocminfo", "rocm_agent_enumerator", NULL};
+    char name[64];
+    return argc > 0 && name_in(cmd_name(argv[0], name, sizeof(name)), queries);
+}
+
 static const char *python_gpu_rule(struct words w)
 {
     static const char *const kernels[] = {"kernel.py", "test_kernel.py", "profile_driver.py", NULL};
@@ -596,22 +650,40 @@ static const char *python_gpu_rule(struct words w)
 
 static const char *gpu_rule(struct words w, const char *name)
 {
-    static const char *const builders[] = {"nvcc",   "cicc",  "ptxas", "fatbinary",
-                                           "nvlink", "ninja", "hipcc", NULL};
-    static const char *const profilers[] = {"ncu",       "nv-nsight-cu-cli",  "nsys",
-                                            "nvprof",    "rocprof",           "rocprofv2",
-                                            "rocprofv3", "compute-sanitizer", "cuda-memcheck",
-                                            "omniperf",  "rocprof-compute",   NULL};
+    static const char *const builders[] = {"nvcc",  "cicc",  "ptxas",     "fatbinary", "nvlink",
+                                           "ninja", "hipcc", "hipcc.bin", NULL};
+    static const char *const profilers[] = {"ncu",
+                                            "nv-nsight-cu-cli",
+                                            "nsys",
+                                            "nvprof",
+                                            "rocprof",
+                                            "rocprofv2",
+                                            "rocprofv3",
+                                            "compute-sanitizer",
+                                            "cuda-memcheck",
+                                            "omniperf",
+                                            "rocprof-compute",
+                                            "rocprof-sys-run",
+                                            "rocprof-sys-sample",
+                                            "rocprof-sys-instrument",
+                                            "omnitrace",
+                                            "omnitrace-run",
+                                            "omnitrace-sample",
+                                            "omnitrace-instrument",
+                                            NULL};
     static const char *const programs[] = {"kernel",         "kernel.out", "test_kernel",
                                            "profile_driver", "harness",    NULL};
     static const char *const wrappers[] = {"profile_nvidia.sh", "profile_kernel.sh", NULL};
     char arg[64];
-    if (name_in(name, builders) && !info_only(w))
+    if ((name_in(name, builders) || offload_build(w, name)) && !info_only(w))
         return R_BUILD;
     if (name_in(name, profilers) && !info_only(w))
         return R_PROFILER;
     if (strcmp(name, "nvidia-smi") == 0 && smi_changes_state(w))
         return R_GPU_STATE;
+    if ((strcmp(name, "rocm-smi") == 0 && rocm_smi_changes_state(w)) ||
+        (strcmp(name, "amd-smi") == 0 && amd_smi_changes_state(w)))
+        return R_ROCM_STATE;
     if (name_in(name, programs))
         return R_KERNEL;
     if (is_python(name))

@@ -82,4 +82,39 @@ void aka_agent_self_exe(char *out, size_t size);
 void aka_agent_new_uuid(char out[37]);
 double aka_agent_unix_now(void);
 
+/* ---- plan reviewers (reviewers.c, review.c) -------------------------------- */
+
+struct aka_reviewer_info {
+    const char *name;        /* codex | qoder */
+    const char *backend;     /* the agent backend that runs it */
+    const char *bin_var;     /* ATREX_CODEX_BIN: the CLI binary (default: the backend on PATH) */
+    const char *timeout_var; /* ATREX_ASK_CODEX_TIMEOUT */
+    const char *env_name;    /* CODEX in ATREX_PLAN_REVIEW_CODEX_* */
+    const char *marker;      /* ASK_CODEX in ASK_CODEX_SKIPPED: / _DISABLED: */
+    const char *summary;     /* the first section a review must carry */
+};
+const struct aka_reviewer_info *aka_reviewer_info(enum aka_reviewer r);
+
+struct reviewer_call {
+    enum aka_reviewer which;
+    const char *dir;         /* the reviewer's working directory (scratch) */
+    const char *prompt_file; /* the prompt */
+    const char *capture;     /* the invocation's capture directory */
+    long timeout_s;
+    const char *repo_root;
+};
+/* Run it: 0 with its answer, 1 with why it failed (in failure). */
+int aka_reviewer_call(const struct reviewer_call *c, struct aka_agent_result *res,
+                      struct strbuf *answer, struct aka_reviewer_state *failure);
+/* A fresh empty Git directory for a reviewer to run in. */
+int aka_reviewer_scratch(const char *prefix, struct strbuf *dir, struct aka_err *err);
+int aka_plan_reviewers_save(const char *workspace, const struct aka_plan_reviewers *pr,
+                            struct aka_err *err);
+/* Record a reviewer as unavailable in the campaign's cache (no-op without one). */
+int aka_plan_reviewer_disable(const char *workspace, enum aka_reviewer r,
+                              const struct aka_reviewer_state *why, struct aka_err *err);
+int aka_reviewer_ledger_append(const char *workspace, enum aka_reviewer r, const char *purpose,
+                               const struct aka_token_usage *u);
+void aka_reviewer_utc_now(char *out, size_t size);
+
 #endif

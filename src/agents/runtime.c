@@ -277,7 +277,11 @@ static int spawn(struct invocation *iv, struct aka_agent_result *res, struct aka
     if (proc_start(&spec, &h, err) < 0)
         return -1;
     res->pgid = proc_pid(h);
-    res->pgid_start_ticks = aka_guard_start_ticks(res->pgid);
+    res->pgid_start_ticks = proc_start_ticks(res->pgid);
+    /* Before anything else: the sooner the caller records the group, the smaller the window
+     * in which a killed supervisor would leave an agent it cannot find again. */
+    if (req->on_start)
+        req->on_start(req->on_start_data, res->pgid, res->pgid_start_ticks);
     int grc = aka_guard_start(g, res->pgid, req->env, err);
     struct aka_err werr = AKA_ERR_INIT;
     if (grc < 0) /* never let an agent run unguarded */

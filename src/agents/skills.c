@@ -38,16 +38,16 @@ const char *aka_agent_skills_hint(const char *backend)
     if (!backend || strcmp(backend, "builtin") == 0)
         return "";
     if (strcmp(backend, "claude") == 0)
-        return "Your skills are in .claude/skills/ (aka-protocol, kernel-optimization) and the "
-               "kernel-engineer subagent is in .claude/agents/.";
+        return "Your skills are in .claude/skills/ (aka-protocol, kernel-optimization, "
+               "plan-review) and the kernel-engineer subagent is in .claude/agents/.";
     if (strcmp(backend, "qodercli") == 0)
-        return "Your skills are in .qoder/skills/ (aka-protocol, kernel-optimization): read each "
-               "SKILL.md and follow it directly; do not start subagents.";
+        return "Your skills are in .qoder/skills/ (aka-protocol, kernel-optimization, "
+               "plan-review): read each SKILL.md and follow it directly; do not start subagents.";
     if (strcmp(backend, "codex") == 0)
-        return "Your skills are in .agents/skills/; invoke them as $aka-protocol and "
-               "$kernel-optimization.";
-    return "Your skills are in .agents/skills/; load them with /skill:aka-protocol and "
-           "/skill:kernel-optimization. Never start a nested agent.";
+        return "Your skills are in .agents/skills/; invoke them as $aka-protocol, "
+               "$kernel-optimization and $plan-review.";
+    return "Your skills are in .agents/skills/; load them with /skill:aka-protocol, "
+           "/skill:kernel-optimization and /skill:plan-review. Never start a nested agent.";
 }
 
 /* Copy a tree of regular files and directories (symlinks are skipped). */

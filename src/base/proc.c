@@ -117,11 +117,16 @@ static void close_fd(int *fd)
 
 /* ---- process group liveness ------------------------------------------- */
 
-/* True when /proc/<pid>/stat shows a non-zombie member of group pgid. */
-static bool proc_member_live(const char *pid, pid_t pgid)
+/* The fields of /proc/<pid>/stat this file needs. */
+struct stat_fields {
+    char state;
+    int pgrp, sid;
+    unsigned long long start; /* field 22: start time in clock ticks after boot */
+};
+
+static bool read_stat_fields(const char *pid, struct stat_fields *f)
 {
-    char path[64], buf[512], state;
-    int ppid, pgrp;
+    char path[64], buf[1024];
     snprintf(path, sizeof(path), "/proc/%s/stat", pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -131,11 +136,25 @@ static bool proc_member_live(const char *pid, pid_t pgid)
     if (n <= 0)
         return false;
     buf[n] = '\0';
-    /* "pid (comm) S ppid pgrp ...": comm may hold spaces and ')', so parse after the last ')'. */
+    /* "pid (comm) S ppid pgrp session ...": comm may hold spaces and ')', so parse after the
+     * last ')'. Fields 7..21 are skipped to reach the start time (field 22). */
     char *p = strrchr(buf, ')');
-    if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
-        return false;
-    return pgrp == pgid && state != 'Z' && state != 'X';
+    return p && sscanf(p + 1,
+                       " %c %*d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
+                       "%llu",
+                       &f->state, &f->pgrp, &f->sid, &f->start) == 4;
+}
+
+static bool live_state(char state)
+{
+    return state != 'Z' && state != 'X';
+}
+
+/* True when /proc/<pid>/stat shows a non-zombie member of group pgid. */
+static bool proc_member_live(const char *pid, pid_t pgid)
+{
+    struct stat_fields f;
+    return read_stat_fields(pid, &f) && f.pgrp == pgid && live_state(f.state);
 }
 
 /*
@@ -172,6 +191,83 @@ void proc_kill_group(pid_t pgid, long grace_ms)
         sleep_ms(TICK_MS);
     if (group_alive(pgid))
         kill(-pgid, SIGKILL);
+}
+
+/* ---- ending a recorded group by identity ------------------------------- */
+
+unsigned long long proc_start_ticks(pid_t pid)
+{
+    char name[24];
+    struct stat_fields f;
+    snprintf(name, sizeof(name), "%d", (int)pid);
+    return pid > 0 && read_stat_fields(name, &f) ? f.start : 0;
+}
+
+/*
+ * The process groups that still hold a live member of the recorded group or
+ * session `id` started no earlier than its leader. Linux never hands out a pid
+ * that is still some process's group or session id, so while any such member
+ * lives, `id` cannot name a newer, unrelated group.
+ */
+struct pid_list {
+    pid_t *v;
+    size_t n, alloc;
+};
+
+static void recorded_groups(pid_t id, unsigned long long start, struct pid_list *groups)
+{
+    groups->n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL) {
+        struct stat_fields f;
+        if (de->d_name[0] < '1' || de->d_name[0] > '9' || !read_stat_fields(de->d_name, &f) ||
+            !live_state(f.state) || (f.pgrp != id && f.sid != id) || f.start < start)
+            continue;
+        bool seen = false;
+        for (size_t i = 0; i < groups->n && !seen; i++)
+            seen = groups->v[i] == f.pgrp;
+        if (!seen && f.pgrp > 1)
+            VEC_PUSH(*groups, (pid_t)f.pgrp);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* Signal every group until none is left or `until` passes; true when none is left. */
+static bool signal_until_gone(pid_t id, unsigned long long start, int sig, int64_t until)
+{
+    struct pid_list groups = {0};
+    recorded_groups(id, start, &groups);
+    while (groups.n > 0 && now_ms() < until) {
+        for (size_t i = 0; i < groups.n; i++)
+            kill(-groups.v[i], sig);
+        sleep_ms(TICK_MS);
+        recorded_groups(id, start, &groups);
+    }
+    bool gone = groups.n == 0;
+    VEC_FREE(groups);
+    return gone;
+}
+
+int proc_end_group_if_same(pid_t pgid, unsigned long long start_ticks, long grace_ms)
+{
+    if (pgid <= 1 || start_ticks == 0)
+        return 0; /* no identity to check: never signal on a guess */
+    unsigned long long now_start = proc_start_ticks(pgid);
+    if (now_start != 0 && now_start != start_ticks)
+        return 0; /* the pid belongs to a newer process: the recorded group is long gone */
+    struct pid_list groups = {0};
+    recorded_groups(pgid, start_ticks, &groups);
+    size_t found = groups.n;
+    VEC_FREE(groups);
+    if (found == 0)
+        return 0;
+    if (grace_ms <= 0)
+        grace_ms = DEFAULT_GRACE_MS;
+    if (signal_until_gone(pgid, start_ticks, SIGTERM, now_ms() + grace_ms))
+        return 1;
+    return signal_until_gone(pgid, start_ticks, SIGKILL, now_ms() + UNKILLABLE_MS) ? 1 : -1;
 }
 
 /* ---- the child side (between fork and exec: async-signal-safe calls only) */

@@ -93,4 +93,20 @@ int proc_wait(struct proc_handle *h, struct proc_result *res, struct aka_err *er
  * Returns early once no live (non-zombie) member remains. */
 void proc_kill_group(pid_t pgid, long grace_ms);
 
+/* The start time of pid (/proc/<pid>/stat field 22, clock ticks after boot), 0 when it is
+ * gone or unreadable. With the pid it identifies a process across pid reuse. */
+unsigned long long proc_start_ticks(pid_t pid);
+
+/*
+ * End a group recorded earlier as (pgid, start_ticks of its leader), e.g. by a
+ * supervisor that was killed, and the other groups of the session the leader
+ * led (an agent runs in its own session). Identity is checked, never a name:
+ * when the pid now belongs to a process with another start time, nothing is
+ * signalled; only members started no earlier than the leader are ended. SIGTERM,
+ * then SIGKILL after grace_ms (<= 0: 2000 ms), then waits until they are gone.
+ * Returns 1 when it ended something, 0 when nothing of the group was left (or
+ * start_ticks is 0), -1 when a member survived SIGKILL for 10 s.
+ */
+int proc_end_group_if_same(pid_t pgid, unsigned long long start_ticks, long grace_ms);
+
 #endif

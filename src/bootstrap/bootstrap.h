@@ -145,4 +145,20 @@ int aka_bootstrap_v1_seed(const char *ws, const struct aka_campaign *c, const ch
                           const struct aka_measure_env *env, struct aka_version_summary *out,
                           struct aka_err *err);
 
+/*
+ * V1 from any kernel file (the seed, or the candidate an agent's V1 session
+ * committed in its worktree): the same commit, multi-seed measurement and pin.
+ * `what` names the kernel in messages ("seed kernel", "agent's candidate"). On
+ * failure HEAD goes back to V0 and memory/v1.failed.json keeps why (code 1).
+ */
+int aka_bootstrap_v1_commit(const char *ws, const struct aka_campaign *c, const char *kernel_path,
+                            const char *what, const struct aka_measure_env *env,
+                            struct aka_version_summary *out, struct aka_err *err);
+
+/* Whether framework_baseline.json is committed at HEAD (V1 done). */
+bool aka_bootstrap_v1_pinned(const char *ws);
+
+/* memory/v1.failed.json (never committed): why a V1 attempt was refused; r may be NULL. */
+void aka_bootstrap_v1_keep_failed(const char *ws, const struct aka_result *r, const char *why);
+
 #endif

@@ -38,5 +38,8 @@ int cmd_journal(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_handoff(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_agent_session(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_tune_agent(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_ask_codex(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_ask_qoder(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_plan_reviewers(int argc, char **argv, const struct aka_app_ctx *ctx);
 
 #endif

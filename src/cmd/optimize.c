@@ -4,7 +4,8 @@
  * Core has already stripped `--repo-root DIR` and the `--` separator, so
  * `aka optimize --repo-root R -- FLAGS` and `aka optimize FLAGS` arrive here
  * identically. Parse, validate, check the host — all before anything is
- * written — then hand over to the campaign engine (optimize/optimize.h).
+ * written — then hand over to the campaign engine (optimize/optimize.h): one
+ * campaign for a named --framework, else one child campaign per framework.
  */
 #include "optimize/optimize.h"
 #include "cmd/cmd.h"
@@ -28,6 +29,13 @@ int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
         aka_optimize_print_help(stdout);
         aka_optimize_opts_release(&o);
         return AKA_EXIT_OK;
+    }
+    if (!*o.framework) {
+        rc = aka_optimize_dispatch(&o, argc, argv, ctx->repo_root, stderr, &err) < 0
+                 ? aka_err_report(&err)
+                 : AKA_EXIT_OK;
+        aka_optimize_opts_release(&o);
+        return rc;
     }
     rc = aka_optimize_run(&o, ctx->repo_root, stderr, reason, sizeof(reason), &err);
     if (rc != AKA_EXIT_OK)

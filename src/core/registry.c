@@ -29,6 +29,10 @@ static const struct aka_app apps[] = {
     {"agent-session", "(internal) Run one guarded coding-agent session; print JSON",
      cmd_agent_session},
     {"tune-agent", "The built-in agent: tune the kernel's aka:tune knobs", cmd_tune_agent},
+    {"ask-codex", "Ask Codex for an independent review of a frozen plan", cmd_ask_codex},
+    {"ask-qoder", "Ask Qoder for an independent review of a frozen plan", cmd_ask_qoder},
+    {"plan-reviewers", "(internal) Probe a campaign's plan reviewers once; print the cache",
+     cmd_plan_reviewers},
     {NULL, NULL, NULL},
 };
 

@@ -12,6 +12,7 @@
 #include "bootstrap/bootstrap.h"
 #include "optimize/internal.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,6 +130,52 @@ static int bootstrap(struct aka_run *r, const struct aka_optimize_opts *o, struc
     return 0;
 }
 
+/*
+ * Finalization, whatever stopped the campaign once it was ours: the summary
+ * line, and a SOL submission of the incumbent. After a campaign error (err
+ * NULL) a failing finalization is only reported: the first error is the one
+ * that matters.
+ */
+/* A finalization line goes to the terminal only: the live view keeps the stop reason,
+ * which is what `aka status` reports for a stopped campaign. */
+static void final_line(struct aka_run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void final_line(struct aka_run *r, const char *fmt, ...)
+{
+    va_list ap;
+    if (!r->progress)
+        return;
+    fputs("aka optimize: ", r->progress);
+    va_start(ap, fmt);
+    vfprintf(r->progress, fmt, ap);
+    va_end(ap);
+    fputc('\n', r->progress);
+    fflush(r->progress);
+}
+
+static int finalize(struct aka_run *r, struct aka_err *err)
+{
+    struct aka_finalize_summary s;
+    struct aka_err own = AKA_ERR_INIT;
+    char line[sizeof(s.submission) + 256];
+    struct strbuf v0 = STRBUF_INIT;
+    aka_path_join(&v0, r->ws.buf, "memory/v0.json");
+    bool measured = aka_is_file(v0.buf);
+    strbuf_release(&v0);
+    if (!measured)
+        return 0; /* nothing was measured: there is nothing to summarize or submit */
+    if (aka_optimize_finalize(r->ws.buf, &s, err ? err : &own) < 0) {
+        final_line(r, "final: submission not written: %s", (err ? err : &own)->msg);
+        if (err)
+            err->code =
+                AKA_EXIT_FAILED; /* a workspace that cannot be packaged: the campaign failed */
+        return err ? -1 : 0;
+    }
+    aka_finalize_summary_line(&s, line, sizeof(line));
+    final_line(r, "%s", line);
+    return 0;
+}
+
 int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, FILE *progress,
                      char *stop_reason, size_t stop_len, struct aka_err *err)
 {
@@ -141,6 +188,8 @@ int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, F
         rc = aka_optimize_loop(&r, o, stop_reason, stop_len, err);
     if (rc < 0)
         aka_live_update(&r, err->msg);
+    if (r.live_ok && finalize(&r, rc == 0 ? err : NULL) < 0)
+        rc = -1;
     run_release(&r);
     return rc < 0 ? (err->code ? err->code : AKA_EXIT_FAILED) : AKA_EXIT_OK;
 }

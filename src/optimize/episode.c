@@ -147,6 +147,8 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
     aka_path_join(&dst, ep->worktree.buf, ".aka/BRIEF.md");
     int rc = aka_brief_render(tpl.buf, vars, &out, err);
     if (rc == 0)
+        rc = aka_conversion_brief(r, o, &out, err); /* the Gluon directive while latched */
+    if (rc == 0)
         rc = aka_write_file_atomic(dst.buf, out.buf, out.len, 0644, err);
     strbuf_reset(&dst);
     aka_path_join(&dst, ep->dir.buf, "BRIEF.md"); /* the supervisor's copy outlives the worktree */
@@ -168,8 +170,26 @@ static int prepare(struct aka_run *r, const struct aka_optimize_opts *o,
         return -1;
     ep->phase = "exploring";
     if (aka_episode_save_active(r, ep, err) < 0 || create_journal(ep, err) < 0 ||
-        render_brief(r, o, c, ep, err) < 0)
+        render_brief(r, o, c, ep, err) < 0 ||
+        aka_agent_install_skills(o->agent_cli, r->env.repo_root, ep->worktree.buf, err) < 0)
+        return -1; /* skills: .claude/ .qoder/ .agents/ (git-excluded); none for builtin */
+    return 0;
+}
+
+/* Once per campaign, before its first agent session: which plan reviewers its agents may ask
+ * (probed and cached in .aka/plan_reviewers.json; later episodes and restarts read the cache). */
+static int ensure_plan_reviewers(struct aka_run *r, const struct aka_optimize_opts *o,
+                                 struct aka_err *err)
+{
+    struct aka_plan_reviewers pr;
+    if (aka_plan_reviewers_ensure(r->ws.buf, o->agent_cli, r->env.repo_root, &pr, err) < 0)
         return -1;
+    if (pr.probed)
+        aka_optimize_progress(r, "plan reviewers: codex %s (%s), qoder %s (%s)",
+                              pr.r[AKA_REVIEWER_CODEX].available ? "enabled" : "disabled",
+                              pr.r[AKA_REVIEWER_CODEX].status,
+                              pr.r[AKA_REVIEWER_QODER].available ? "enabled" : "disabled",
+                              pr.r[AKA_REVIEWER_QODER].status);
     return 0;
 }
 
@@ -197,9 +217,9 @@ int aka_episode_finish(struct aka_run *r, const struct aka_episode *ep,
     count(c, ep);
     if (aka_state_save(r->ws.buf, c, err) < 0 || aka_episode_clear_active(r->ws.buf, err) < 0)
         return -1;
-    aka_optimize_progress(r, "episode %ld: v%ld %s%s%s", ep->number, ep->version,
-                          aka_memory_status_names[ep->status], ep->violation[0] ? ": " : "",
-                          ep->violation);
+    aka_episode_progress(r, ep, "episode %ld: v%ld %s%s%s", ep->number, ep->version,
+                         aka_memory_status_names[ep->status], ep->violation[0] ? ": " : "",
+                         ep->violation);
     return 0;
 }
 
@@ -220,8 +240,10 @@ static int play(struct aka_run *r, const struct aka_optimize_opts *o, struct aka
     if (ep->status == AKA_MEM_PROMOTED) { /* a candidate_ready handoff: assess, then verify */
         if (aka_episode_check_candidate(r, ep, err) < 0)
             return -1;
+        aka_conversion_check_candidate(r, ep); /* latched: the candidate must be Gluon */
         if (ep->status == AKA_MEM_PROMOTED) {
             ep->phase = "verifying";
+            aka_episode_progress(r, ep, "candidate %.12s", ep->candidate);
             if (aka_episode_save_active(r, ep, err) < 0 || aka_episode_verify(r, o, ep, err) < 0)
                 return -1;
         }
@@ -234,11 +256,10 @@ int aka_episode_run(struct aka_run *r, const struct aka_optimize_opts *o,
                     struct aka_err *err)
 {
     struct aka_episode ep = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
-    int rc = prepare(r, o, c, &ep, err);
+    int rc = ensure_plan_reviewers(r, o, err) < 0 ? -1 : prepare(r, o, c, &ep, err);
     if (rc == 0) {
-        aka_optimize_progress(r, "episode %ld (%s) -> v%ld: agent %s in %s", ep.number,
-                              aka_episode_kind_names[ep.kind], ep.version, o->agent_cli,
-                              ep.worktree.buf);
+        aka_episode_progress(r, &ep, "episode %ld -> v%ld, agent %s in %s", ep.number,
+                             ep.version, o->agent_cli, ep.worktree.buf);
         rc = play(r, o, &ep, err);
     }
     if (rc == 0)

@@ -70,6 +70,37 @@ static void agent_env(struct aka_run *r, const struct aka_episode *ep, struct st
     strvec_pushf(env, "ATREX_AKA_EPISODE=%ld", ep->number);
     /* `aka eval` in the session must use this campaign's asset tree. */
     strvec_pushf(env, "ATREX_AKA_HOME=%s", r->env.repo_root);
+    /* ATREX_PLAN_REVIEW_{CODEX,QODER}_{ENABLED,REASON}: what the campaign-start probe found. */
+    struct aka_plan_reviewers pr;
+    if (aka_plan_reviewers_load(r->ws.buf, &pr) == 0)
+        aka_plan_reviewers_env(&pr, env);
+}
+
+/* What the agent-start callback needs to rewrite the active record. */
+struct agent_start {
+    struct aka_run *r;
+    struct aka_episode *ep;
+};
+
+/*
+ * Each invocation (fresh turn, resume turn, `aka tune-agent`) is a new process group. It goes
+ * into the active record as soon as it exists: a supervisor SIGKILLed now leaves the agent
+ * running in its own session, and only this record lets the resume end it (DESIGN §7).
+ */
+static void record_agent_start(void *data, pid_t pgid, unsigned long long start_ticks)
+{
+    struct agent_start *as = data;
+    struct aka_episode *ep = as->ep;
+    struct aka_err err = AKA_ERR_INIT;
+    if (ep->n_groups == AKA_EPISODE_MAX_GROUPS) { /* forget the oldest: it ended long ago */
+        memmove(ep->groups, ep->groups + 1, sizeof(ep->groups) - sizeof(ep->groups[0]));
+        ep->n_groups--;
+    }
+    ep->groups[ep->n_groups++] = (struct aka_agent_group){pgid, start_ticks};
+    ep->pgid = pgid;
+    if (aka_episode_save_active(as->r, ep, &err) < 0) /* the agent runs on; say it is unrecorded */
+        aka_optimize_progress(as->r, "episode %ld: agent group %lld not recorded: %s",
+                              ep->number, (long long)pgid, err.msg);
 }
 
 static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
@@ -78,10 +109,11 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
 {
     struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT;
     struct strvec env = {0};
+    struct agent_start as = {r, ep};
     aka_path_join(&brief, ep->worktree.buf, ".aka/BRIEF.md");
     aka_path_join(&cap, ep->dir.buf, "agent");
     agent_env(r, ep, &env);
-    const char *envp[] = {env.v[0], env.v[1], env.v[2], env.v[3], NULL};
+    const char *const *envp = (const char *const *)env.v; /* NULL-terminated */
     int resumes = o->handoff_resumes;
     if (ep->kind == AKA_EPISODE_GOAL && resumes < 20)
         resumes = 20; /* goal episodes restructure widely: more repair turns (DESIGN §3) */
@@ -94,7 +126,9 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
                 .env = envp,
                 .timeout_s = o->agent_timeout,
                 .effort = ep->kind == AKA_EPISODE_FAST ? "xhigh" : "max",
-                .repo_root = r->env.repo_root},
+                .repo_root = r->env.repo_root,
+                .on_start = record_agent_start,
+                .on_start_data = &as},
         .handoff_resumes = resumes,
         .handoff_path = hc->handoff.buf,
         .check = session_complete,

@@ -16,9 +16,16 @@
  *
  * Anything else is refused without changing a file. Every step is idempotent,
  * so a second crash during recovery records nothing twice.
+ *
+ * Before either, the agent groups the record names are ended: a supervisor
+ * killed by SIGKILL leaves its agent running in its own session, still editing
+ * the worktree that recovery is about to read, archive and remove. Each group
+ * is ended only while its leader's pid still carries the recorded start time
+ * (base/proc), so a pid the kernel has since reused is never signalled.
  */
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/proc.h"
 #include "optimize/internal.h"
 
 #include <string.h>
@@ -27,6 +34,25 @@ static int bad_record(const char *path, const char *what, struct aka_err *err)
 {
     return aka_err_set(err, AKA_EXIT_FAILED,
                        "%s: %s; refusing to guess how the interrupted episode ended", path, what);
+}
+
+/* A recorded agent group gets this long after SIGTERM before SIGKILL. */
+#define AGENT_TERM_GRACE_MS 1000
+
+/* agent_groups: [{pgid, start_ticks}]; an entry without both is no identity and is skipped. */
+static void load_groups(json_t *doc, struct aka_episode *ep)
+{
+    json_t *groups = json_object_get(doc, "agent_groups"), *g;
+    size_t i;
+    json_array_foreach(groups, i, g)
+    {
+        json_t *pgid = json_object_get(g, "pgid"), *ticks = json_object_get(g, "start_ticks");
+        if (ep->n_groups < AKA_EPISODE_MAX_GROUPS && json_is_integer(pgid) &&
+            json_is_integer(ticks) && json_integer_value(pgid) > 1 &&
+            json_integer_value(ticks) > 0)
+            ep->groups[ep->n_groups++] = (struct aka_agent_group){
+                json_integer_value(pgid), (unsigned long long)json_integer_value(ticks)};
+    }
 }
 
 static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
@@ -53,6 +79,7 @@ static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err
         strbuf_addstr(&ep->worktree, wt);
         strbuf_addf(&ep->dir, "%s/.aka/episodes/e%04ld", r->ws.buf, ep->number);
         ep->phase = "recording";
+        load_groups(doc, ep);
     }
     json_decref(doc);
     strbuf_release(&p);
@@ -147,6 +174,24 @@ static int settle(struct aka_run *r, struct aka_episode *ep, struct aka_err *err
     return aka_episode_record(r, ep, err);
 }
 
+/* End every recorded agent group that is still the one recorded; wait until it is gone. */
+static int end_agents(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err)
+{
+    for (size_t i = 0; i < ep->n_groups; i++) {
+        const struct aka_agent_group *g = &ep->groups[i];
+        int ended = proc_end_group_if_same((pid_t)g->pgid, g->start_ticks, AGENT_TERM_GRACE_MS);
+        if (ended < 0)
+            return aka_err_set(err, AKA_EXIT_ENV,
+                               "episode %ld: agent process group %lld survives SIGKILL; the "
+                               "worktree %s cannot be assessed while it runs",
+                               ep->number, g->pgid, ep->worktree.buf);
+        if (ended > 0)
+            aka_optimize_progress(r, "episode %ld: ended agent process group %lld left running",
+                                  ep->number, g->pgid);
+    }
+    return 0;
+}
+
 int aka_episode_recover(struct aka_run *r, struct aka_episode_counters *c, struct aka_err *err)
 {
     struct aka_episode ep = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
@@ -154,7 +199,7 @@ int aka_episode_recover(struct aka_run *r, struct aka_episode_counters *c, struc
     if (rc == 0) {
         aka_optimize_progress(r, "episode %ld: recovering after an interrupted supervisor",
                               ep.number);
-        rc = settle(r, &ep, err);
+        rc = end_agents(r, &ep, err) < 0 ? -1 : settle(r, &ep, err);
     }
     if (rc == 0)
         rc = aka_episode_finish(r, &ep, c, err);

@@ -93,6 +93,17 @@ static void active_path(const char *ws, struct strbuf *p)
     aka_path_join(p, ws, ".aka/active_episode.json");
 }
 
+/* [{pgid, start_ticks}]: the identity a resume checks before it ends a group. */
+static json_t *groups_json(const struct aka_episode *ep)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < ep->n_groups; i++)
+        json_array_append_new(a, json_pack("{s:I, s:I}", "pgid", (json_int_t)ep->groups[i].pgid,
+                                           "start_ticks",
+                                           (json_int_t)ep->groups[i].start_ticks));
+    return a;
+}
+
 int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *ep,
                             struct aka_err *err)
 {
@@ -107,6 +118,7 @@ int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *e
                             ep->pgid > 0 ? json_integer(ep->pgid) : json_null(), "updated_at", now);
     if (ep->candidate[0])
         json_object_set_new(doc, "candidate_commit", json_string(ep->candidate));
+    json_object_set_new(doc, "agent_groups", groups_json(ep));
     active_path(r->ws.buf, &p);
     int rc = doc ? aka_json_write_file(p.buf, doc, err)
                  : aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot build the record", p.buf);

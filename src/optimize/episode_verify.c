@@ -153,7 +153,8 @@ static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
                     num_or_null(c.performance_score), "incumbent_score",
                     num_or_null(m.performance_score), "incumbent_version", (json_int_t)iv));
     json_object_set_new(ep->verification, "improvement_pct", num_or_null(pct));
-    if (!(pct > o->min_improvement_pct)) {
+    if (!(pct > o->min_improvement_pct) &&
+        !aka_conversion_accepts(r, c.latency_us_geomean, m.latency_us_geomean, ep->verification)) {
         char why[256];
         snprintf(why, sizeof(why), "fast verification: %+.2f%% (%s) is not above %.2f%%", pct,
                  basis, o->min_improvement_pct);
@@ -331,6 +332,15 @@ static int verify_abba(struct aka_run *r, const struct aka_optimize_opts *o, str
                    "complete per-shape latencies");
     else if (rc == 0)
         abba_decide(o, ep, &a);
+    /* A pending Gluon conversion that did not win is accepted at parity; the ABBA point
+     * estimate gives the latency ratio (improvement = incumbent/candidate - 1). */
+    json_t *pct = json_object_get(ep->verification, "improvement_pct");
+    if (rc == 0 && all_ok && !ep->promoted_doc && a.last_cand && json_is_number(pct) &&
+        aka_conversion_accepts(r, 1.0, 1.0 + json_number_value(pct) / 100.0, ep->verification)) {
+        ep->status = AKA_MEM_PROMOTED;
+        ep->violation[0] = '\0';
+        ep->promoted_doc = json_incref(a.last_cand);
+    }
     strbuf_release(&a.kernel[0]);
     strbuf_release(&a.kernel[1]);
     strvec_clear(&a.shapes);

@@ -9,6 +9,9 @@
 #include "git/git.h"
 #include "optimize/optimize.h"
 
+/* The Triton→Gluon conversion latch (schedule.c; DESIGN §3, §6). */
+enum aka_conversion { AKA_CONVERSION_NONE, AKA_CONVERSION_PENDING, AKA_CONVERSION_GLUON };
+
 struct aka_run {
     struct aka_operator op;
     struct aka_runtime_pins pins;
@@ -18,6 +21,8 @@ struct aka_run {
     struct strbuf ws, op_dir_abs;
     FILE *progress;
     bool live_ok; /* the campaign is ours (pinned/checked): live.json may be written */
+    int max_iters; /* the version budget, for progress lines ("episode k/N") */
+    enum aka_conversion conversion; /* the latch as the loop top left it */
 };
 
 /* One terminal progress line ("aka optimize: ...") and the live view. */
@@ -47,6 +52,10 @@ struct aka_episode_counters {
 enum aka_episode_kind { AKA_EPISODE_FAST, AKA_EPISODE_FULL, AKA_EPISODE_GOAL };
 extern const char *const aka_episode_kind_names[];
 
+/* Agent groups one episode keeps (a session has at most 1 + 20 turns; beyond, the
+ * oldest, long finished, are forgotten first). */
+#define AKA_EPISODE_MAX_GROUPS 24
+
 /* One episode in flight: identity, then what the supervisor found out. */
 struct aka_episode {
     long number, version;
@@ -55,6 +64,13 @@ struct aka_episode {
     struct strbuf worktree, branch, dir; /* dir: <ws>/.aka/episodes/e<NNNN> */
     const char *phase;
     long long pgid; /* the agent's process group, 0 while unknown */
+    /* Every agent invocation's group with its leader's start time, in start order: the
+     * active record keeps them so a resume ends them by identity (DESIGN §7). */
+    struct aka_agent_group {
+        long long pgid;
+        unsigned long long start_ticks;
+    } groups[AKA_EPISODE_MAX_GROUPS];
+    size_t n_groups;
     enum aka_memory_status status;
     char violation[1024];
     json_t *verification; /* the record's "verification" object (owned) */
@@ -76,6 +92,51 @@ int aka_episode_clear_active(const char *ws, struct aka_err *err);
 /* The kind episode `number` gets (DESIGN §3 scheduling). */
 enum aka_episode_kind aka_episode_kind_for(const struct aka_optimize_opts *o, long number,
                                            const struct aka_episode_counters *c);
+
+/* The Triton→Gluon conversion latch (schedule.c; DESIGN §3, §6), persisted in
+ * .aka/state.json ("conversion") so that a resumed campaign keeps it. */
+extern const char *const aka_conversion_names[];
+enum aka_conversion aka_conversion_next(const struct aka_optimize_opts *o, enum aka_conversion cur,
+                                        const struct aka_episode_counters *c);
+enum aka_conversion aka_conversion_after(enum aka_conversion cur, enum aka_memory_status status);
+/* Latched conversion acceptance: candidate at most 5% slower than the incumbent. */
+bool aka_conversion_parity(double candidate_us, double incumbent_us);
+/* Structure check while latched: the kernel source imports Gluon. */
+bool aka_kernel_imports_gluon(const char *source);
+/* The persisted latch of a workspace (stops.c); NONE when never latched. */
+enum aka_conversion aka_conversion_load(const char *ws);
+/* Episode hooks (conversion.c): the brief's conversion directive (pending only); a
+ * candidate that does not import Gluon is rejected (pending or latched); a pending
+ * conversion that did not win is accepted at parity (recorded in verification). */
+int aka_conversion_brief(const struct aka_run *r, const struct aka_optimize_opts *o,
+                         struct strbuf *brief, struct aka_err *err);
+void aka_conversion_check_candidate(const struct aka_run *r, struct aka_episode *ep);
+bool aka_conversion_accepts(const struct aka_run *r, double candidate_us, double incumbent_us,
+                            json_t *verification);
+
+/* The incumbent's record: the newest baseline, framework baseline or promotion (stops.c).
+ * *latest: the highest version on disk (-1: none). -1 when there is no incumbent. */
+int aka_incumbent_load(const char *ws, struct aka_memory_record *m, long *latest);
+
+/* Stop rules evaluated at the loop top (stops.c): target-util, stall, budgets. */
+struct aka_stops {
+    struct aka_hw_peaks peaks;
+    bool peaks_loaded, said_inactive;
+    long util_checked; /* the incumbent version last measured against the roofline */
+    enum aka_conversion conversion;
+    long conversion_since; /* latest version when the latch engaged */
+};
+void aka_stops_init(struct aka_stops *s, const char *ws);
+/* 1 (reason filled) to stop, 0 to run an episode, -1 with err (a latched conversion
+ * that ran out of budget is an error, not a stop). */
+int aka_stops_check(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_stops *s,
+                    const struct aka_episode_counters *c, char *reason, size_t len,
+                    struct aka_err *err);
+
+/* A progress line about an episode: "episode k/N (kind) phase, best latency X us,
+ * speedup Y.YYx vs V0: detail" where k is the version it makes (loop.c). */
+void aka_episode_progress(struct aka_run *r, const struct aka_episode *ep, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Run the agent session and classify its handoff (episode_assess.c). */
 int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,

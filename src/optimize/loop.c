@@ -1,11 +1,9 @@
 /*
  * loop.c — progress lines, the live view and the top of the episode loop.
  *
- * Budgets are mechanical and checked at the loop top (upstream invariant 13):
- * the highest canonical version against --max-iters, the persisted token count
- * in .aka/state.json against --token-budget. Because both are read from disk,
- * a stopped campaign rerun with a larger budget simply goes on. Between the
- * checks, one episode at a time (episode.c); --max-stall after each.
+ * Every stop rule is checked at the loop top (stops.c), from what is on disk,
+ * so a stopped campaign rerun with a larger budget simply goes on. Between the
+ * checks, one episode at a time (episode.c).
  */
 #include "base/fs.h"
 #include "base/json.h"
@@ -56,41 +54,47 @@ void aka_live_update(struct aka_run *r, const char *phase)
     strbuf_release(&p);
 }
 
-static long long state_tokens(const char *ws)
+/* The incumbent's geomean latency and V0's, from the records (0 when unknown). */
+static void best_latency(const char *ws, double *best_us, double *v0_us)
 {
     struct strbuf p = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
-    json_t *doc = NULL;
-    long long tokens = 0;
-    aka_path_join(&p, ws, ".aka/state.json");
-    if (aka_is_file(p.buf) && aka_json_load_file(p.buf, &doc, &ignored) == 0)
-        tokens = json_integer_value(json_object_get(doc, "tokens"));
-    json_decref(doc);
+    struct aka_memory_record m;
+    long latest;
+    *best_us = *v0_us = 0;
+    if (aka_incumbent_load(ws, &m, &latest) == 0) {
+        *best_us = m.latency_us_geomean;
+        aka_memory_release(&m);
+    }
+    aka_path_join(&p, ws, "memory/v0.json");
+    if (aka_memory_load(p.buf, &m, &ignored) == 0) {
+        *v0_us = m.latency_us_geomean;
+        aka_memory_release(&m);
+    }
     strbuf_release(&p);
-    return tokens;
 }
 
-/* The loop-top budgets; true (with the reason) when the campaign must stop. */
-static bool budget_stop(struct aka_run *r, const struct aka_optimize_opts *o, char *reason,
-                        size_t len)
+void aka_episode_progress(struct aka_run *r, const struct aka_episode *ep, const char *fmt, ...)
 {
-    long latest = latest_version(r->ws.buf);
-    long long tokens = state_tokens(r->ws.buf);
-    if (latest >= o->max_iters) {
-        snprintf(reason, len, "budget: max-iters (v%ld >= %d)", latest, o->max_iters);
-        return true;
-    }
-    if (o->token_budget > 0 && tokens >= o->token_budget) {
-        snprintf(reason, len, "budget: token-budget (%lld >= %lld tokens)", tokens,
-                 o->token_budget);
-        return true;
-    }
-    return false;
+    char detail[384];
+    double best, v0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    best_latency(r->ws.buf, &best, &v0);
+    aka_optimize_progress(r,
+                          "episode %ld/%d (%s) %s, best latency %.3f us, speedup %.2fx vs V0: %s",
+                          ep->version, r->max_iters, aka_episode_kind_names[ep->kind], ep->phase,
+                          best, best > 0 && v0 > 0 ? v0 / best : 0.0, detail);
 }
 
 int aka_optimize_loop(struct aka_run *r, const struct aka_optimize_opts *o, char *stop_reason,
                       size_t stop_len, struct aka_err *err)
 {
+    struct aka_stops stops;
+    r->max_iters = o->max_iters;
+    aka_stops_init(&stops, r->ws.buf);
     for (;;) {
         struct aka_episode_counters c;
         enum aka_memory_status st = AKA_MEM_INTERRUPTED;
@@ -99,16 +103,14 @@ int aka_optimize_loop(struct aka_run *r, const struct aka_optimize_opts *o, char
          * be on disk but not yet committed. */
         if (aka_episode_active_exists(r->ws.buf) && aka_episode_recover(r, &c, err) < 0)
             return -1;
-        if (budget_stop(r, o, stop_reason, stop_len))
+        int stop = aka_stops_check(r, o, &stops, &c, stop_reason, stop_len, err);
+        if (stop < 0)
+            return -1;
+        if (stop > 0)
             break;
+        r->conversion = stops.conversion;
         if (aka_episode_run(r, o, &c, &st, err) < 0)
             return -1;
-        /* A valid blocked outcome does not count toward --max-stall (upstream §2.3). */
-        if (st != AKA_MEM_BLOCKED && o->max_stall > 0 && c.consecutive >= o->max_stall) {
-            snprintf(stop_reason, stop_len, "stall: %lld episodes without promotion",
-                     c.consecutive);
-            break;
-        }
     }
     aka_optimize_progress(r, "stop: %s", stop_reason);
     return 0;

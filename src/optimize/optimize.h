@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -141,5 +142,98 @@ int aka_verify_abba(const struct aka_abba_samples *s, const struct aka_verify_li
 
 /* Limits from the flags (resamples 2000, confidence 0.95, fixed seed). */
 void aka_verify_limits_from_opts(const struct aka_optimize_opts *o, struct aka_verify_limits *l);
+
+/* ---- roofline utilization for --target-util (target_util.c) ------------------------------ */
+
+/*
+ * A version's utilization is max(achieved FLOP rate / peak FLOP rate, achieved
+ * bandwidth / peak bandwidth) over the whole workload: the operator's roofline
+ * work summed over its shapes, divided by the version's per-shape latencies
+ * summed. Peaks are hardware facts of the GPU wiki (DESIGN §8), never constants
+ * of this program; each one remembers the record it came from.
+ */
+#define AKA_HW_PEAKS_MAX 16
+
+struct aka_hw_peak {
+    char quantity[64]; /* the wiki fact's quantity, e.g. "hbm_bandwidth", "fp32_tflops" */
+    double per_s;      /* bytes/s for bandwidths, FLOP/s for FLOP rates */
+    char record[128];  /* id of the wiki record it came from */
+};
+
+struct aka_hw_peaks {
+    struct aka_hw_peak v[AKA_HW_PEAKS_MAX];
+    size_t n;
+    char why[256]; /* n == 0: why no peak is known */
+};
+
+/* Take one wiki hardware record if it is a peak fact this file uses (a bandwidth
+ * or a FLOP rate with a known unit); the first record per quantity wins. */
+bool aka_hw_peaks_add_record(struct aka_hw_peaks *p, const json_t *record);
+
+/* The peaks the GPU wiki knows for a platform ("cpu", "nvidia/h200", "nvidia/sm_90"):
+ * bundled, user and <workspace>/.aka-plugins records, most specific first. Never
+ * fails: a wiki that cannot be opened leaves p empty with the reason in p->why. */
+void aka_hw_peaks_load(const char *repo_root, const char *workspace, const char *platform,
+                       struct aka_hw_peaks *p);
+
+struct aka_operator;
+struct aka_shape_map;
+
+struct aka_utilization {
+    bool known;
+    double pct;           /* max of the two sides that are known */
+    double flop_pct;      /* < 0: unknown (no FLOP count or no peak for its type) */
+    double bandwidth_pct; /* < 0: unknown */
+    char why[256];        /* !known: what is missing */
+    char basis[256];      /* known: the peaks used and their records */
+};
+
+/* The utilization of the version whose per-shape latencies (µs) are lat_us. */
+void aka_utilization_of(const struct aka_operator *op, const struct aka_shape_map *lat_us,
+                        const struct aka_hw_peaks *p, struct aka_utilization *u);
+
+/* ---- multi-framework dispatch (dispatch.c) ------------------------------------------------ */
+
+/* The frameworks a dispatch runs for the flags' operator and platform (DESIGN §4.1):
+ * cpu: C (native C operators only); NVIDIA: Cuda for native CUDA operators, else
+ * Triton, CuteDSL and Cuda. Code 2 when there is none. */
+int aka_optimize_frameworks(const struct aka_optimize_opts *o, struct strvec *out,
+                            struct aka_err *err);
+
+/*
+ * `aka optimize` without --framework: one child `aka optimize ... --framework F`
+ * per framework, each in its own process group, workspace and log file
+ * (<workspace>.log); one line per child on `progress`. Returns 0 when every
+ * child succeeded, else -1 with err's code the worst child status; a stop
+ * signal ends every descendant and gives code 128 + signal (130 for Ctrl-C).
+ * argv is the application's (argv[0] its name), passed on minus --framework.
+ */
+int aka_optimize_dispatch(const struct aka_optimize_opts *o, int argc, char **argv,
+                          const char *repo_root, FILE *progress, struct aka_err *err);
+
+/* ---- finalization (finalize.c) -------------------------------------------------------------- */
+
+struct aka_finalize_summary {
+    long version;            /* the incumbent's version (-1: none recorded) */
+    char status[32];         /* its memory status */
+    double latency_us;       /* its latency geomean (0 when not measured) */
+    double v0_latency_us;    /* V0's (0 when not measured) */
+    double speedup_vs_v0;    /* v0_latency_us / latency_us (0 when either is missing) */
+    bool submission_written; /* SOL: <workspace>/solution.json written and re-read */
+    char submission[4096];   /* its path */
+};
+
+/*
+ * Finalize a stopped campaign's workspace: find the incumbent (the latest
+ * baseline, framework_baseline or promoted record), and for a SOL-ExecBench
+ * campaign write <workspace>/solution.json — the SOL solution of the incumbent
+ * kernel with its source inlined — atomically, after validating it with the
+ * contracts' SOL parser. Errors (code 1, or 2 for a malformed input) leave
+ * nothing written.
+ */
+int aka_optimize_finalize(const char *ws, struct aka_finalize_summary *out, struct aka_err *err);
+
+/* The one summary line ("final: v3 (promoted), 12.5 us, 3.10x vs V0; submission ..."). */
+void aka_finalize_summary_line(const struct aka_finalize_summary *s, char *line, size_t len);
 
 #endif

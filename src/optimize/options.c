@@ -7,6 +7,7 @@
  * allocation-fit rule); the first problem is a usage error naming the flag.
  * Nothing here touches the file system except the PATH lookup of check_host.
  */
+#include "agents/agents.h"
 #include "optimize/optimize.h"
 
 #include <errno.h>
@@ -82,8 +83,9 @@ static const struct flag flags[] = {
      "... and more than N consecutive unpromoted episodes (default 3)"},
     {"--goal", OFF(goal), NULL, 0, 0, K_STR, 0, "TEXT",
      "the restructuring goal given to goal episodes (default: a broad rewrite brief)"},
-    {"--handoff-resumes", OFF(handoff_resumes), NULL, 0, 1000, K_INT, 0, "N",
-     "same-session repair turns after an incomplete handoff (default 2; goal: >= 20)"},
+    {"--handoff-resumes", OFF(handoff_resumes), NULL, 0, AKA_AGENT_MAX_HANDOFF_RESUMES, K_INT, 0,
+     "N", "same-session repair turns after an incomplete handoff (default 2, at most 32; goal "
+     "episodes get at least 20)"},
     {"--verify-repeats", OFF(verify_repeats), NULL, 1, 1000, K_INT, 0, "N",
      "ABBA repeat pairs (I C C I) in full verification (default 2)"},
     {"--verify-run-timeout", OFF(verify_run_timeout), NULL, 1, 1e6, K_INT, 0, "S",

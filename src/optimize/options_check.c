@@ -202,8 +202,5 @@ int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_e
         return usage(err, "--agent-cli %s: '%s' is not on PATH", o->agent_cli, o->agent_cli);
     if (strcmp(o->sandbox, "local") != 0)
         return usage(err, "--sandbox %s: this aka build has only the local transport", o->sandbox);
-    if (!*o->framework)
-        return usage(err, "--framework: multi-framework dispatch is not in this build; name one "
-                          "framework");
     return 0;
 }

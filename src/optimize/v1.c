@@ -1,14 +1,30 @@
 /*
  * v1.c — the V1 stage: a framework-native baseline that replaces V0 as the
- * incumbent before optimization starts (DESIGN §3, §6, §9).
+ * incumbent before optimization starts (DESIGN §3, §6, §9; upstream §2.2).
  *
  * Whether V1 is wanted follows --framework-baseline and the mode; the built-in
  * agent always starts from the operator's seed kernel because a reference
- * declares no knobs to tune.
+ * declares no knobs to tune. Any other agent writes V1 in one session
+ * (v1_agent.c). What HEAD says decides the rest, as upstream's table does:
+ *
+ *   framework_baseline.json committed at HEAD      skip ("already pinned")
+ *   HEAD is a V1 kernel commit without its pin     adopt: measure and pin it
+ *   HEAD is the V0 measurement commit              run
+ *   anything else (episodes ran without a V1)      leave as is
  */
+#include "agents/agents.h"
+#include "base/fs.h"
 #include "optimize/internal.h"
 
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define V1_KERNEL_SUBJECT "v1: framework baseline"
 
 static bool v1_wanted(const struct aka_optimize_opts *o)
 {
@@ -20,31 +36,434 @@ static bool v1_wanted(const struct aka_optimize_opts *o)
     return strcmp(o->framework_baseline, "always") == 0 || aka_optimize_is_production(o);
 }
 
-int aka_optimize_v1(struct aka_run *r, const struct aka_optimize_opts *o,
-                    struct aka_version_summary *v1, struct aka_err *err)
+static void subject_of(const struct aka_git *g, const char *rev, struct strbuf *out)
+{
+    const char *args[] = {"log", "-1", "--format=%s", rev, NULL};
+    struct aka_err ignored = AKA_ERR_INIT;
+    strbuf_reset(out);
+    if (aka_git_run(g, args, out, &ignored) < 0)
+        strbuf_reset(out);
+    while (out->len && out->buf[out->len - 1] == '\n')
+        out->buf[--out->len] = '\0';
+}
+
+enum v1_step { V1_RUN, V1_ADOPT, V1_LEAVE };
+
+static enum v1_step next_step(const char *ws)
+{
+    struct aka_git g;
+    struct strbuf s = STRBUF_INIT;
+    enum v1_step step = V1_LEAVE;
+    aka_git_open(&g, ws);
+    subject_of(&g, "HEAD", &s);
+    if (strncmp(s.buf, V1_KERNEL_SUBJECT, strlen(V1_KERNEL_SUBJECT)) == 0) {
+        subject_of(&g, "HEAD~1", &s);
+        /* Only a V1 commit straight on top of V0 is an interrupted V1. */
+        step = strcmp(s.buf, AKA_V0_MEASUREMENT_MSG) == 0 ? V1_ADOPT : V1_LEAVE;
+    } else if (strcmp(s.buf, AKA_V0_MEASUREMENT_MSG) == 0) {
+        step = V1_RUN;
+    }
+    aka_git_close(&g);
+    strbuf_release(&s);
+    return step;
+}
+
+/*
+ * Adopt a V1 kernel commit left by an interrupted supervisor: keep its bytes,
+ * step HEAD back to V0, then commit, measure and pin them like a fresh V1, so
+ * a failing adopted kernel rolls back to V0 exactly as a fresh one does.
+ */
+static int adopt(struct aka_run *r, struct aka_version_summary *v1, struct aka_err *err)
+{
+    struct aka_git g;
+    struct strbuf blob = STRBUF_INIT, keep = STRBUF_INIT;
+    aka_path_join(&keep, r->ws.buf, ".aka/v1");
+    aka_git_open(&g, r->ws.buf);
+    int rc = aka_mkdir_p(keep.buf, 0755, err);
+    strbuf_addf(&keep, "/adopted-%s", r->camp.kernel);
+    if (rc == 0)
+        rc = aka_git_show_blob(&g, "HEAD", r->camp.kernel, &blob, err);
+    if (rc == 0)
+        rc = aka_write_file_atomic(keep.buf, blob.buf, blob.len, 0644, err);
+    if (rc == 0)
+        rc = aka_git_reset_hard(&g, "HEAD~1", err);
+    aka_optimize_progress(r, "V1: adopting the committed but unpinned V1 kernel");
+    if (rc == 0)
+        rc = aka_bootstrap_v1_commit(r->ws.buf, &r->camp, keep.buf, "adopted V1 kernel", &r->env,
+                                     v1, err);
+    aka_git_close(&g);
+    strbuf_release(&blob);
+    strbuf_release(&keep);
+    return rc;
+}
+
+static int from_seed(struct aka_run *r, const struct aka_optimize_opts *o,
+                     struct aka_version_summary *v1, struct aka_err *err)
 {
     struct strbuf seed = STRBUF_INIT;
     int rc = 0;
+    if (!aka_seed_kernel_path(&r->op, o->framework, &seed))
+        aka_optimize_progress(r, "V1: %s has no seed kernel %s; the campaign starts from V0",
+                              r->op.name, seed.buf);
+    else
+        rc = aka_bootstrap_v1_seed(r->ws.buf, &r->camp, seed.buf, &r->env, v1, err);
+    strbuf_release(&seed);
+    return rc;
+}
+
+/* ---- V1 written by an agent ---------------------------------------------------------------- */
+
+static void random_hex8(char out[9])
+{
+    unsigned int v = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        v = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16); /* uniqueness only */
+    if (fd >= 0)
+        close(fd);
+    snprintf(out, 9, "%08x", v);
+}
+
+/* One V1 session: a worktree and branch from the V0 HEAD, like an episode's. */
+struct v1_session {
+    struct strbuf worktree, branch, dir; /* dir: <ws>/.aka/v1, the supervisor's copies */
+    char base[AKA_GIT_OID_HEX + 1], candidate[AKA_GIT_OID_HEX + 1];
+    char problem[1024]; /* why the candidate is refused; "" while it stands */
+};
+
+static int v1_plan(struct aka_run *r, struct v1_session *v, struct aka_err *err)
+{
+    struct aka_git g;
+    const char *slash = strrchr(r->ws.buf, '/');
+    char hex[9];
+    random_hex8(hex);
+    strbuf_addf(&v->branch, "aka/v1-%s", hex);
+    strbuf_add(&v->worktree, r->ws.buf, slash ? (size_t)(slash - r->ws.buf) : 0);
+    strbuf_addf(&v->worktree, "/.aka-worktrees/%s/v1-%s", slash ? slash + 1 : r->ws.buf, hex);
+    aka_path_join(&v->dir, r->ws.buf, ".aka/v1");
+    aka_git_open(&g, r->ws.buf);
+    int rc = aka_git_rev_parse(&g, "HEAD", v->base, err);
+    aka_git_close(&g);
+    return rc;
+}
+
+static void v1_ids(const struct v1_session *v, struct aka_episode_ids *ids)
+{
+    /* Episode 0 is the V1 session (contracts/records.h); it produces memory/v1.json. */
+    *ids = (struct aka_episode_ids){
+        .episode = 0, .memory_version = 1, .base_commit = v->base, .episode_branch = v->branch.buf};
+}
+
+static int v1_worktree(struct aka_run *r, struct v1_session *v, struct aka_err *err)
+{
+    struct aka_git g;
+    struct aka_episode_ids ids;
+    struct strbuf parent = STRBUF_INIT, j = STRBUF_INIT;
+    const char *slash = strrchr(v->worktree.buf, '/');
+    strbuf_add(&parent, v->worktree.buf, (size_t)(slash - v->worktree.buf));
+    aka_path_join(&j, v->worktree.buf, ".aka");
+    v1_ids(v, &ids);
+    aka_git_open(&g, r->ws.buf);
+    int rc = aka_mkdir_p(parent.buf, 0755, err) < 0 || aka_mkdir_p(v->dir.buf, 0755, err) < 0
+                 ? -1
+                 : aka_git_worktree_add(&g, v->worktree.buf, v->branch.buf, v->base, err);
+    if (rc == 0)
+        rc = aka_mkdir_p(j.buf, 0755, err);
+    strbuf_addstr(&j, "/journal.json");
+    if (rc == 0)
+        rc = aka_journal_create(j.buf, &ids, NULL, err);
+    aka_git_close(&g);
+    strbuf_release(&parent);
+    strbuf_release(&j);
+    return rc;
+}
+
+static int v1_brief(struct aka_run *r, const struct aka_optimize_opts *o,
+                    const struct v1_session *v, struct aka_err *err)
+{
+    struct strbuf tpl = STRBUF_INIT, out = STRBUF_INIT, dst = STRBUF_INIT;
+    bool prod = aka_optimize_is_production(o);
+    const struct aka_brief_var vars[] = {
+        {"operator", r->op.name},
+        {"framework", o->framework},
+        {"platform", o->platform},
+        {"mode", prod ? "production" : "leaderboard"},
+        {"mode_policy", prod ? "Production mode: the framework is a hard constraint and the "
+                               "kernel must be self-contained; anything else is refused."
+                             : "Leaderboard mode: correctness on every shape first."},
+        {"kernel_file", r->camp.kernel},
+        {"skills_hint", aka_agent_skills_hint(o->agent_cli)},
+        {"notes", o->notes && *o->notes ? o->notes : "(none)"},
+        {NULL, NULL},
+    };
+    strbuf_addf(&tpl, "%s/runtime/prompts/v1.md", r->env.repo_root);
+    aka_path_join(&dst, v->worktree.buf, ".aka/BRIEF.md");
+    int rc = aka_brief_render(tpl.buf, vars, &out, err);
+    if (rc == 0)
+        rc = aka_write_file_atomic(dst.buf, out.buf, out.len, 0644, err);
+    strbuf_reset(&dst);
+    aka_path_join(&dst, v->dir.buf, "BRIEF.md"); /* the supervisor's copy outlives the worktree */
+    if (rc == 0)
+        rc = aka_write_file_atomic(dst.buf, out.buf, out.len, 0644, err);
+    strbuf_release(&tpl);
+    strbuf_release(&out);
+    strbuf_release(&dst);
+    return rc;
+}
+
+/* The handoff and journal must be terminal and name this session (episode 0). */
+static int v1_handoff(const struct v1_session *v, struct aka_handoff *h, struct aka_err *err)
+{
+    struct strbuf hp = STRBUF_INIT, jp = STRBUF_INIT;
+    struct aka_journal j;
+    struct aka_episode_ids ids;
+    v1_ids(v, &ids);
+    aka_path_join(&hp, v->worktree.buf, ".aka/handoff.json");
+    aka_path_join(&jp, v->worktree.buf, ".aka/journal.json");
+    int rc = aka_handoff_load(hp.buf, h, err);
+    if (rc == 0)
+        rc = aka_journal_load(jp.buf, &j, err);
+    if (rc == 0) {
+        rc = aka_handoff_check_journal(hp.buf, h, jp.buf, &j, &ids, err);
+        aka_journal_release(&j);
+    }
+    strbuf_release(&hp);
+    strbuf_release(&jp);
+    return rc;
+}
+
+static bool v1_complete(void *data, char *diagnosis, size_t size)
+{
+    struct aka_handoff h;
+    struct aka_err err = AKA_ERR_INIT;
+    if (v1_handoff(data, &h, &err) == 0)
+        return true;
+    snprintf(diagnosis, size, "%s", err.msg);
+    return false;
+}
+
+/* Tokens of the V1 session count toward --token-budget like an episode's. */
+static int v1_count_tokens(struct aka_run *r, long long tokens, struct aka_err *err)
+{
+    struct aka_episode_counters c;
+    aka_state_load(r->ws.buf, &c);
+    c.tokens += tokens > 0 ? tokens : 0;
+    return aka_state_save(r->ws.buf, &c, err);
+}
+
+static int v1_session_run(struct aka_run *r, const struct aka_optimize_opts *o,
+                          struct v1_session *v, struct aka_agent_session_result *res,
+                          struct aka_err *err)
+{
+    struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT, hp = STRBUF_INIT;
+    struct strvec env = {0};
+    aka_path_join(&brief, v->worktree.buf, ".aka/BRIEF.md");
+    aka_path_join(&cap, v->dir.buf, "agent");
+    aka_path_join(&hp, v->worktree.buf, ".aka/handoff.json");
+    strvec_pushf(&env, "ATREX_AKA_WORKSPACE=%s", r->ws.buf);
+    strvec_pushf(&env, "ATREX_AKA_WORKTREE=%s", v->worktree.buf);
+    strvec_push(&env, "ATREX_AKA_EPISODE=0");
+    strvec_pushf(&env, "ATREX_AKA_HOME=%s", r->env.repo_root);
+    struct aka_agent_session_request sreq = {
+        .req = {.backend = o->agent_cli,
+                .cli_path = o->agent_cli_path && *o->agent_cli_path ? o->agent_cli_path : NULL,
+                .worktree = v->worktree.buf,
+                .brief_file = brief.buf,
+                .capture_dir = cap.buf,
+                .env = (const char *const *)env.v,
+                .timeout_s = o->framework_baseline_timeout,
+                .effort = "max",
+                .repo_root = r->env.repo_root},
+        .handoff_resumes = o->handoff_resumes,
+        .handoff_path = hp.buf,
+        .check = v1_complete,
+        .check_data = v,
+    };
+    int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 ? -1 : aka_agent_run_session(&sreq, res, err);
+    if (rc == 0)
+        rc = v1_count_tokens(r, res->usage.total, err);
+    strvec_clear(&env);
+    strbuf_release(&brief);
+    strbuf_release(&cap);
+    strbuf_release(&hp);
+    return rc;
+}
+
+static void refuse(struct v1_session *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void refuse(struct v1_session *v, const char *fmt, ...)
+{
+    va_list ap;
+    if (v->problem[0])
+        return; /* the first problem found is the one reported */
+    va_start(ap, fmt);
+    vsnprintf(v->problem, sizeof(v->problem), fmt, ap);
+    va_end(ap);
+}
+
+/* The agent's word counts for nothing: the session must end well, with a
+ * candidate_ready handoff whose commit is the clean worktree's HEAD on its branch. */
+static void v1_assess_session(struct v1_session *v, const struct aka_agent_session_result *res)
+{
+    struct aka_handoff h;
+    struct aka_err e = AKA_ERR_INIT;
+    if (res->exit_code != 0 || res->timed_out)
+        refuse(v, "the V1 agent session ended badly (exit=%d%s): %s", res->exit_code,
+               res->timed_out ? ", timed out (--framework-baseline-timeout)" : "",
+               res->diagnosis[0] ? res->diagnosis : "no diagnosis");
+    else if (!res->complete || v1_handoff(v, &h, &e) < 0)
+        refuse(v, "no valid V1 handoff: %s", res->complete ? e.msg : res->diagnosis);
+    else if (h.status != AKA_HANDOFF_CANDIDATE_READY)
+        refuse(v, "the V1 agent handed off %s, not candidate_ready",
+               h.status == AKA_HANDOFF_PIVOT ? "pivot" : "blocked");
+    else
+        snprintf(v->candidate, sizeof(v->candidate), "%s", h.candidate_commit);
+}
+
+static void v1_assess_identity(struct v1_session *v)
+{
+    struct aka_git g;
+    struct aka_err e = AKA_ERR_INIT;
+    char head[AKA_GIT_OID_HEX + 1], cand[AKA_GIT_OID_HEX + 1];
+    struct strbuf rev = STRBUF_INIT, branch = STRBUF_INIT;
+    bool clean = false;
+    aka_git_open(&g, v->worktree.buf);
+    strbuf_addf(&rev, "%s^{commit}", v->candidate);
+    if (aka_git_rev_parse(&g, rev.buf, cand, &e) < 0 || aka_git_rev_parse(&g, "HEAD", head, &e) < 0)
+        refuse(v, "V1 candidate %s does not resolve: %s", v->candidate, e.msg);
+    else if (strcmp(cand, head) != 0)
+        refuse(v, "V1 candidate %.12s is not the worktree HEAD %.12s", cand, head);
+    else if (aka_git_current_branch(&g, &branch, &e) < 0 || strcmp(branch.buf, v->branch.buf))
+        refuse(v, "the V1 worktree left its branch %s", v->branch.buf);
+    else if (aka_git_is_clean(&g, &clean, &e) < 0 || !clean)
+        refuse(v, "the V1 worktree has uncommitted changes: the candidate is not what was left");
+    aka_git_close(&g);
+    strbuf_release(&rev);
+    strbuf_release(&branch);
+}
+
+/* Only the kernel file may differ from V0, and it must: the evaluator inputs
+ * (reference, shapes, harness files) stay V0's bytes. */
+static int v1_assess_diff(struct aka_run *r, struct v1_session *v, struct aka_err *err)
+{
+    struct aka_git g;
+    struct strvec names = STRVEC_INIT;
+    aka_git_open(&g, r->ws.buf);
+    int rc = aka_git_diff_names(&g, v->base, v->candidate, &names, err);
+    for (size_t i = 0; rc == 0 && i < names.n; i++)
+        if (strcmp(names.v[i], r->camp.kernel) != 0)
+            refuse(v, "the V1 candidate %.12s changes %s; only %s may change", v->candidate,
+                   names.v[i], r->camp.kernel);
+    if (rc == 0 && names.n == 0)
+        refuse(v, "the V1 candidate %.12s does not differ from V0", v->candidate);
+    aka_git_close(&g);
+    strvec_clear(&names);
+    return rc;
+}
+
+/* The worktree goes (the branch stays for inspection); its journal is kept first. */
+static void v1_cleanup(struct aka_run *r, const struct v1_session *v)
+{
+    struct aka_git g;
+    struct aka_err ignored = AKA_ERR_INIT;
+    struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+    const char *keep[] = {"journal.json", "handoff.json", NULL};
+    for (size_t i = 0; keep[i]; i++) {
+        strbuf_reset(&from);
+        strbuf_reset(&to);
+        strbuf_addf(&from, "%s/.aka/%s", v->worktree.buf, keep[i]);
+        aka_path_join(&to, v->dir.buf, keep[i]);
+        if (aka_is_file(from.buf))
+            aka_copy_file(from.buf, to.buf, &ignored);
+    }
+    aka_git_open(&g, r->ws.buf);
+    if (aka_is_dir(v->worktree.buf))
+        aka_git_worktree_remove(&g, v->worktree.buf, &ignored);
+    aka_git_close(&g);
+    strbuf_release(&from);
+    strbuf_release(&to);
+}
+
+static int v1_play(struct aka_run *r, const struct aka_optimize_opts *o, struct v1_session *v,
+                   struct aka_err *err)
+{
+    /* On the heap: the result keeps every invocation's record and is large. */
+    struct aka_agent_session_result *res = calloc(1, sizeof(*res));
+    if (!res)
+        return aka_err_set(err, AKA_EXIT_FAILED, "out of memory");
+    aka_optimize_progress(r, "V1: agent %s writes the %s baseline in %s", o->agent_cli,
+                          o->framework, v->worktree.buf);
+    int rc = v1_session_run(r, o, v, res, err);
+    if (rc == 0) {
+        aka_optimize_progress(r, "V1: session over (%lld tokens)",
+                              res->usage.total > 0 ? res->usage.total : 0);
+        v1_assess_session(v, res);
+    }
+    if (rc == 0 && !v->problem[0])
+        v1_assess_identity(v);
+    if (rc == 0 && !v->problem[0])
+        rc = v1_assess_diff(r, v, err);
+    free(res);
+    return rc;
+}
+
+static int v1_by_agent(struct aka_run *r, const struct aka_optimize_opts *o,
+                       struct aka_version_summary *v1, struct aka_err *err)
+{
+    struct v1_session v = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
+    struct strbuf kernel = STRBUF_INIT;
+    int rc = v1_plan(r, &v, err);
+    if (rc == 0)
+        rc = v1_worktree(r, &v, err) < 0 || v1_brief(r, o, &v, err) < 0 ? -1 : 0;
+    if (rc == 0)
+        rc = v1_play(r, o, &v, err);
+    aka_path_join(&kernel, v.worktree.buf, r->camp.kernel);
+    if (rc == 0 && v.problem[0]) {
+        aka_bootstrap_v1_keep_failed(r->ws.buf, NULL, v.problem);
+        rc = aka_err_set(err, AKA_EXIT_FAILED,
+                         "V1 refused: %s; V0 stays the incumbent (memory/v1.failed.json; a "
+                         "rerun retries V1)",
+                         v.problem);
+    } else if (rc == 0) {
+        rc = aka_bootstrap_v1_commit(r->ws.buf, &r->camp, kernel.buf, "agent's candidate", &r->env,
+                                     v1, err);
+    }
+    v1_cleanup(r, &v);
+    strbuf_release(&kernel);
+    strbuf_release(&v.worktree);
+    strbuf_release(&v.branch);
+    strbuf_release(&v.dir);
+    return rc;
+}
+
+int aka_optimize_v1(struct aka_run *r, const struct aka_optimize_opts *o,
+                    struct aka_version_summary *v1, struct aka_err *err)
+{
+    int rc = 0;
+    v1->version = -1;
     if (!v1_wanted(o)) {
         aka_optimize_progress(r, "V1: skipped (--framework-baseline %s, %s mode)",
                               o->framework_baseline, o->optimization_mode);
-    } else if (strcmp(o->agent_cli, "builtin") != 0) {
-        rc = aka_err_set(err, AKA_EXIT_FAILED,
-                         "V1: a framework baseline written by --agent-cli %s needs the agent "
-                         "session stage, which this aka build does not have yet; use "
-                         "--framework-baseline never or --agent-cli builtin",
-                         o->agent_cli);
-    } else if (!aka_seed_kernel_path(&r->op, o->framework, &seed)) {
-        aka_optimize_progress(r, "V1: %s has no seed kernel %s; the campaign starts from V0",
-                              r->op.name, seed.buf);
-    } else {
-        rc = aka_bootstrap_v1_seed(r->ws.buf, &r->camp, seed.buf, &r->env, v1, err);
-        if (rc == 0 && v1->version == 1)
-            aka_optimize_progress(r, "V1 recorded: latency %.3f us (commit %.12s)",
-                                  v1->latency_us_geomean, v1->commit);
-        else if (rc == 0)
-            aka_optimize_progress(r, "V1: already pinned (framework_baseline.json at HEAD)");
+        return 0;
     }
-    strbuf_release(&seed);
+    if (aka_bootstrap_v1_pinned(r->ws.buf)) {
+        aka_optimize_progress(r, "V1: already pinned (framework_baseline.json at HEAD)");
+        return 0;
+    }
+    enum v1_step step = next_step(r->ws.buf);
+    if (step == V1_LEAVE) {
+        aka_optimize_progress(r, "V1: the campaign went past V0 without a framework baseline; "
+                                 "left as is");
+        return 0;
+    }
+    if (step == V1_ADOPT)
+        rc = adopt(r, v1, err);
+    else if (strcmp(o->agent_cli, "builtin") == 0)
+        rc = from_seed(r, o, v1, err);
+    else
+        rc = v1_by_agent(r, o, v1, err);
+    if (rc == 0 && v1->version == 1)
+        aka_optimize_progress(r, "V1 recorded: latency %.3f us (commit %.12s)",
+                              v1->latency_us_geomean, v1->commit);
     return rc;
 }

@@ -33,6 +33,8 @@ ACTION (one key decides):
   {"duplicate_token_count": true}      Codex: repeat the last ledger record
   {"signal": "TERM"|"KILL"|"SEGV"}     send it to ourselves
   {"hang": true}                       sleep forever
+  {"say": "TEXT"}                      the model's answer (its final message)
+  {"say_file": PATH}                   the same, read from a file
 """
 
 import json
@@ -73,6 +75,7 @@ class Fake:
         self.prompt_source = "argv"
         self.prompt = ""
         self.head = None
+        self.answer = None  # the last "say": the CLI's final message
         self.calls = []  # usage of each distinct model call this invocation
         self.state_dir = os.environ.get("AKA_FAKE_STATE") or os.path.dirname(
             os.environ.get("AKA_FAKE_LOG", "/tmp/x")) or "."
@@ -149,6 +152,9 @@ class Fake:
     def on_duplicate(self):
         pass
 
+    def on_say(self, text):
+        pass
+
     # ---- acting out the scenario ---------------------------------------------
 
     def tool(self, argv, shell=False):
@@ -211,6 +217,10 @@ class Fake:
             sys.stdout.flush()
             os.kill(os.getpid(), getattr(signal, "SIG" + a["signal"]))
             time.sleep(5)
+        elif "say" in a or "say_file" in a:
+            text = a["say"] if "say" in a else open(a["say_file"]).read()
+            self.answer = text
+            self.on_say(text)
         elif "hang" in a:
             while True:
                 time.sleep(60)

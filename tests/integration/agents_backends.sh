@@ -200,7 +200,8 @@ for b in claude qodercli codex pi; do
   "$AKA_BIN" agent-session --repo-root "$AKA_SOURCE_DIR" --backend "$b" --install-skills "$c/wt"
 done
 for f in .claude/skills/aka-protocol/SKILL.md .claude/agents/kernel-engineer.md \
-  .qoder/skills/kernel-optimization/SKILL.md .agents/skills/aka-protocol/SKILL.md; do
+  .qoder/skills/kernel-optimization/SKILL.md .agents/skills/aka-protocol/SKILL.md \
+  .claude/skills/plan-review/SKILL.md .agents/skills/plan-review/SKILL.md; do
   [ -f "$c/wt/$f" ] || fail "skills: $f not installed"
 done
 [ -z "$(git -C "$c/wt" status --porcelain)" ] || fail "skills show up in git status: $(git -C "$c/wt" status --porcelain)"

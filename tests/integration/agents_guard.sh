@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # agents_guard.sh — the process guard. A fake agent that installs a package,
-# runs a profiler or a "CUDA program" on the host, loads the CUDA driver, or
+# runs a profiler or a "CUDA program" on the host, loads the CUDA driver or
+# the ROCm runtime (HIP, HSA), runs a HIP program or a ROCm profiler, or
 # edits the shared gateway's configuration is killed within one second
 # (measured from the offending process's start to `aka agent-session`
 # returning), the result records the policy violation with its reason and
@@ -24,7 +25,7 @@ GUARD="$AKA_SOURCE_DIR/runtime/guard/session_guard.sh"
 # Harmless stand-ins named like the real tools. Each records when it started,
 # leaves a uniquely named child (the marker that must not survive) and waits.
 mkdir -p "$tmp/bin" "$tmp/gw"
-for tool in pip ncu test_kernel; do
+for tool in pip ncu test_kernel rocprofv3 rocm-smi; do
   cat >"$tmp/bin/$tool" <<EOF
 #!/bin/bash
 date +%s%N >"$tmp/started.$tool"
@@ -133,7 +134,33 @@ if command -v cc >/dev/null; then
   cc -shared -fPIC -o "$tmp/lib/libcuda.so.1" "$tmp/cuda.c"
   expect_kill cuda-driver claude "CUDA driver loaded" \
     '{"turns":[{"actions":['"$PRE"',{"spawn":["env","LD_PRELOAD='"$tmp"'/lib/libcuda.so.1","sleep","30"]},'"$HANG"']}]}'
+
+  # ROCm: a hipcc-built program carries its GPU code in .hip_fatbin; any HIP
+  # program (and the ROCm build of torch) maps libamdhip64 and ROCr.
+  printf '%s\n' '#include <unistd.h>' \
+    '__attribute__((used, section(".hip_fatbin"))) static const char fatbin[16] = "stand-in";' \
+    'int main(void) { sleep(30); return 0; }' >"$tmp/hipprog.c"
+  cc -o "$tmp/bin/hipbench-$tag" "$tmp/hipprog.c"
+  expect_kill hip-fatbin claude "HIP program executed directly on the host" \
+    '{"turns":[{"actions":['"$PRE"',{"spawn":["hipbench-'"$tag"'"]},'"$HANG"']}]}'
+  printf 'int hipInit(unsigned flags) { return flags ? 1 : 0; }\n' >"$tmp/hip.c"
+  cc -shared -fPIC -o "$tmp/lib/libamdhip64.so.6" "$tmp/hip.c"
+  expect_kill hip-runtime codex "ROCm runtime (HIP/HSA) loaded" \
+    '{"turns":[{"actions":['"$PRE"',{"spawn":["env","LD_PRELOAD='"$tmp"'/lib/libamdhip64.so.6","sleep","30"]},'"$HANG"']}]}'
+  printf 'int hsa_init(void) { return 0; }\n' >"$tmp/hsa.c"
+  cc -shared -fPIC -o "$tmp/lib/libhsa-runtime64.so.1" "$tmp/hsa.c"
+  expect_kill hsa-runtime claude "ROCm runtime (HIP/HSA) loaded" \
+    '{"turns":[{"actions":['"$PRE"',{"spawn":["env","LD_PRELOAD='"$tmp"'/lib/libhsa-runtime64.so.1","sleep","30"]},'"$HANG"']}]}'
+  # rocminfo only lists devices: it may bring up ROCr without being killed.
+  ln -sf "$(command -v sleep)" "$tmp/bin/rocminfo"
+  new_case rocminfo
+  session claude '{"turns":[{"actions":[{"run":["env","LD_PRELOAD='"$tmp"'/lib/libhsa-runtime64.so.1","rocminfo","0.3"]},{"handoff":"pivot","path":"handoff.json"}]}]}'
+  check 'out["complete"] and not out["policy_violation"] and t["exit_code"] == 0'
 fi
+expect_kill rocprofv3 pi "GPU profiler executed directly on the host" \
+  '{"turns":[{"actions":['"$PRE"',{"spawn":["rocprofv3","--kernel-trace","--","./bench"]},'"$HANG"']}]}'
+expect_kill rocm-smi claude "GPU state changed through rocm-smi" \
+  '{"turns":[{"actions":['"$PRE"',{"spawn":["rocm-smi","--setperfdeterminism","1900"]},'"$HANG"']}]}'
 
 # ---- not violations ------------------------------------------------------------
 new_case allowed
@@ -141,6 +168,7 @@ session claude '{"turns":[{"actions":[{"run":["nvcc","--version"]},{"run":["pyth
 check 'out["complete"] and not out["policy_violation"] and t["exit_code"] == 0'
 
 # ---- the shell layer on its own (BASH_ENV, no poller) -------------------------
+printf '#!/bin/bash\necho "rocm-smi stand-in"\n' >"$tmp/bin/rocm-smi" # queries pass through
 new_case shell
 cd "$c/wt"
 expect_126() {
@@ -164,10 +192,16 @@ expect_126 'rm kernel.c'
 expect_126 "rm -rf $tmp/gw"
 expect_126 "cp /dev/null $tmp/gw/gateway.json"
 expect_126 'aka gateway serve'
+expect_126 'rocprofv3 --kernel-trace -- ./a.out'
+expect_126 'omniperf profile -n x -- ./a.out'
+expect_126 'rocm-smi --setsclk 7'
+expect_126 'amd-smi set -g 0 --perf-determinism 1900'
+expect_126 'python3 -c "from hip import hip; hip.hipInit(0)"'
 [ -f kernel.c ] || fail "shell guard: the tracked file was removed"
 [ -f "$tmp/gw/gateway.json" ] || fail "shell guard: the gateway config was removed"
 for ok in 'nvcc --version' 'python3 -c "print(\"import kernel\")"' 'rm -f scratch.txt' \
-  'nvidia-smi -L >/dev/null 2>&1 || true'; do
+  'nvidia-smi -L >/dev/null 2>&1 || true' 'rocm-smi --showuse' \
+  'amd-smi list >/dev/null 2>&1 || true' 'python3 -c "print(\"from hip import hip\")"'; do
   BASH_ENV="$GUARD" bash -c "touch scratch.txt; $ok" >/dev/null 2>&1 || fail "shell guard refused: $ok"
 done
 # The functions cannot be redefined by the agent.

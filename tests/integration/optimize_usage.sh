@@ -32,6 +32,9 @@ expect_usage allocation-fit --sandbox-timeout "${BASE[@]}" --sandbox ssh --sandb
     --sandbox-ssh-gpu 0 --verify-repeats 2
 expect_usage url-and-profile "mutually exclusive" "${BASE[@]}" --sandbox-url http://x --sandbox-profile pre
 expect_usage ssh-without-gpu --sandbox-ssh-gpu "${BASE[@]}" --sandbox-ssh u@h
+expect_usage too-many-resumes --handoff-resumes "${BASE[@]}" --handoff-resumes 33
+expect_usage token-budget-not-a-number --token-budget "${BASE[@]}" --token-budget 1e6
+expect_usage target-util-above-100 --target-util "${BASE[@]}" --target-util 100.5
 expect_usage unknown-flag --frobnicate "${BASE[@]}" --frobnicate 1
 expect_usage missing-agent "--agent-cli claude" "${BASE[@]}" --agent-cli claude
 expect_usage wrong-framework-for-layout "--framework" --op-dir "$OP" --platform nvidia/h200 \

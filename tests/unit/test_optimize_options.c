@@ -49,7 +49,7 @@ static void test_defaults(void **state)
 }
 
 struct ok_case {
-    const char *args[8];
+    const char *args[10];
     const char *flag; /* must be marked given */
 };
 
@@ -70,6 +70,7 @@ static const struct ok_case ok_cases[] = {
     {{"--goal-after-stalls", "1"}, "--goal-after-stalls"},
     {{"--goal", "fuse everything"}, "--goal"},
     {{"--handoff-resumes", "0"}, "--handoff-resumes"},
+    {{"--handoff-resumes", "32"}, "--handoff-resumes"}, /* the agent runtime's limit */
     {{"--verify-repeats", "1"}, "--verify-repeats"},
     {{"--verify-run-timeout", "100"}, "--verify-run-timeout"},
     {{"--min-improvement-pct=2.5"}, "--min-improvement-pct"},
@@ -85,11 +86,18 @@ static const struct ok_case ok_cases[] = {
     {{"--sandbox-hardware", "H200"}, "--sandbox-hardware"},
     {{"--sandbox-timeout", "510"}, "--sandbox-timeout"},
     {{"--environment-poll-interval", "5"}, "--environment-poll-interval"},
-    {{"--sandbox-url", "http://127.0.0.1:1"}, "--sandbox-url"},
-    {{"--sandbox", "gateway", "--sandbox-profile", "pre"}, "--sandbox-profile"},
-    {{"--framework", "C", "--sandbox-ssh", "u@h", "--sandbox-ssh-gpu", "3"}, "--sandbox-ssh"},
-    {{"--framework", "C", "--sandbox-ssh", "h", "--sandbox-ssh-gpu", "0"}, "--sandbox-ssh-gpu"},
-    {{"--sandbox", "slurm", "--slurm-partition", "gpu"}, "--slurm-partition"},
+    /* remote transports: one I C C I repeat (4*1*120+30 s) fits the default 600 s job */
+    {{"--sandbox-url", "http://127.0.0.1:1", "--verify-repeats", "1"}, "--sandbox-url"},
+    {{"--sandbox", "gateway", "--sandbox-profile", "pre", "--verify-repeats", "1"},
+     "--sandbox-profile"},
+    {{"--framework", "C", "--sandbox-ssh", "u@h", "--sandbox-ssh-gpu", "3", "--verify-repeats",
+      "1"},
+     "--sandbox-ssh"},
+    {{"--framework", "C", "--sandbox-ssh", "h", "--sandbox-ssh-gpu", "0", "--verify-repeats", "1"},
+     "--sandbox-ssh-gpu"},
+    {{"--sandbox", "slurm", "--slurm-partition", "gpu", "--verify-repeats", "1"},
+     "--slurm-partition"},
+    {{"--verify-repeats", "5"}, "--verify-repeats"}, /* local: no allocation to fit */
 };
 
 static void test_every_flag_parses(void **state)
@@ -111,10 +119,17 @@ static void test_values_land(void **state)
     (void)state;
     struct aka_optimize_opts o;
     struct aka_err err = AKA_ERR_INIT;
-    const char *args[] = {
-        "--framework",    "c",  "--min-improvement-pct",      "2.5", "--sandbox-url", "u",
-        "--token-budget", "99", "--sandbox-ssh-runtime-bind", NULL};
-    args[8] = NULL;
+    const char *args[] = {"--framework",
+                          "c",
+                          "--min-improvement-pct",
+                          "2.5",
+                          "--sandbox-url",
+                          "u",
+                          "--token-budget",
+                          "99",
+                          "--verify-repeats",
+                          "1",
+                          NULL};
     assert_int_equal(parse(&o, &err, args), 0);
     assert_string_equal(o.framework, "C"); /* canonical spelling */
     assert_true(o.min_improvement_pct == 2.5);
@@ -142,6 +157,10 @@ static const struct bad_case bad_cases[] = {
     {{"--sandbox-timeout", "0"}, "--sandbox-timeout"},
     {{"--convert-after", "-2"}, "--convert-after"},
     {{"--handoff-resumes", "-1"}, "--handoff-resumes"},
+    {{"--handoff-resumes", "33"}, "--handoff-resumes"},
+    {{"--target-util", "-1"}, "--target-util"},
+    {{"--max-stall", "-1"}, "--max-stall"},
+    {{"--goal-after-stalls", "x"}, "--goal-after-stalls"},
     {{"--framework-baseline-timeout", "0"}, "--framework-baseline-timeout"},
     {{"--target-util", "101"}, "--target-util"},
     {{"--token-budget", "-5"}, "--token-budget"},
@@ -153,7 +172,7 @@ static const struct bad_case bad_cases[] = {
     {{"--sandbox", "cloud"}, "--sandbox"},
     {{"--goal", ""}, "--goal"},
     {{"--workspace-suffix", "Not_A_Slug"}, "--workspace-suffix"},
-    {{"--verify-repeats", "3"}, "--sandbox-timeout"}, /* 2*3*120+30 > 600 */
+    {{"--sandbox-url", "u", "--verify-repeats", "3"}, "--sandbox-timeout"}, /* 4*3*120+30 > 600 */
     {{"--sandbox-url", "u", "--sandbox-profile", "pre"}, "mutually exclusive"},
     {{"--sandbox", "local", "--sandbox-url", "u"}, "--sandbox-url"},
     {{"--sandbox", "gateway"}, "--sandbox gateway"},

@@ -1,0 +1,244 @@
+/*
+ * stops.c — every reason a campaign stops, checked at the top of the episode
+ * loop (upstream invariant 13), in upstream's order:
+ *
+ *   target-util: vN reached X% of the roofline peak (>= PCT%)
+ *   stall: K episodes without promotion
+ *   budget: max-iters (vN >= M)
+ *   budget: token-budget (T >= B tokens)
+ *
+ * Everything is read from disk (memory records, .aka/state.json), so the same
+ * checks run after an episode and when a stopped campaign is resumed: a rerun
+ * whose budgets are still spent stops at once, one with larger budgets goes on.
+ * The Triton→Gluon latch lives here too because it changes two of the rules: a
+ * pending conversion suppresses the stall stop and turns the budget stops into
+ * errors (a mandatory conversion that never landed is a failed campaign).
+ */
+#include "base/fs.h"
+#include "base/json.h"
+#include "optimize/internal.h"
+
+#include <string.h>
+
+/* ---- .aka/state.json keys beyond the counters -------------------------------------------- */
+
+static json_t *state_get(const char *ws, const char *key)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    json_t *doc = NULL, *v = NULL;
+    aka_path_join(&p, ws, ".aka/state.json");
+    if (aka_is_file(p.buf) && aka_json_load_file(p.buf, &doc, &ignored) == 0)
+        v = json_incref(json_object_get(doc, key));
+    json_decref(doc);
+    strbuf_release(&p);
+    return v;
+}
+
+/* Set one key, keeping the others (the counters belong to episode_state.c). Steals value. */
+static int state_set(const char *ws, const char *key, json_t *value, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    json_t *doc = NULL;
+    aka_path_join(&p, ws, ".aka/state.json");
+    if (!aka_is_file(p.buf) || aka_json_load_file(p.buf, &doc, &ignored) < 0 ||
+        !json_is_object(doc)) {
+        json_decref(doc);
+        doc = json_object();
+    }
+    json_object_set_new(doc, key, value);
+    int rc = aka_json_write_file(p.buf, doc, err);
+    json_decref(doc);
+    strbuf_release(&p);
+    return rc;
+}
+
+/* ---- memory ------------------------------------------------------------------------------ */
+
+int aka_incumbent_load(const char *ws, struct aka_memory_record *m, long *latest)
+{
+    struct aka_memory_listing l = {0};
+    struct strbuf p = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    int rc = -1;
+    aka_path_join(&p, ws, "memory");
+    if (aka_memory_list(p.buf, &l, &ignored) < 0)
+        l.versions.n = 0;
+    *latest = aka_memory_latest(&l);
+    for (size_t i = l.versions.n; i-- > 0 && rc < 0;) {
+        strbuf_reset(&p);
+        strbuf_addf(&p, "%s/memory/v%ld.json", ws, l.versions.v[i]);
+        if (aka_memory_load(p.buf, m, &ignored) < 0)
+            continue;
+        if (m->status == AKA_MEM_PROMOTED || m->status == AKA_MEM_FRAMEWORK_BASELINE ||
+            m->status == AKA_MEM_BASELINE)
+            rc = 0;
+        else
+            aka_memory_release(m);
+    }
+    aka_memory_listing_release(&l);
+    strbuf_release(&p);
+    return rc;
+}
+
+static bool latest_is_blocked(const char *ws, long latest)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_memory_record m;
+    struct aka_err ignored = AKA_ERR_INIT;
+    bool blocked = false;
+    strbuf_addf(&p, "%s/memory/v%ld.json", ws, latest);
+    if (latest >= 0 && aka_memory_load(p.buf, &m, &ignored) == 0) {
+        blocked = m.status == AKA_MEM_BLOCKED;
+        aka_memory_release(&m);
+    }
+    strbuf_release(&p);
+    return blocked;
+}
+
+/* ---- the conversion latch ---------------------------------------------------------------- */
+
+enum aka_conversion aka_conversion_load(const char *ws)
+{
+    json_t *v = state_get(ws, "conversion");
+    const char *name = json_string_value(json_object_get(v, "state"));
+    int i = name ? jenum_index(name, aka_conversion_names) : -1;
+    json_decref(v);
+    return i < 0 ? AKA_CONVERSION_NONE : (enum aka_conversion)i;
+}
+
+void aka_stops_init(struct aka_stops *s, const char *ws)
+{
+    json_t *v = state_get(ws, "conversion");
+    memset(s, 0, sizeof(*s));
+    s->util_checked = -1;
+    s->conversion = aka_conversion_load(ws);
+    s->conversion_since = (long)json_integer_value(json_object_get(v, "since_version"));
+    json_decref(v);
+}
+
+/* Engage the latch, or release it to Gluon once a version after the latch was promoted. */
+static int conversion_update(struct aka_run *r, const struct aka_optimize_opts *o,
+                             struct aka_stops *s, const struct aka_episode_counters *c,
+                             long incumbent, long latest, struct aka_err *err)
+{
+    enum aka_conversion was = s->conversion;
+    bool promoted_since = was == AKA_CONVERSION_PENDING && incumbent > s->conversion_since;
+    s->conversion =
+        aka_conversion_after(s->conversion, promoted_since ? AKA_MEM_PROMOTED : AKA_MEM_REJECTED);
+    s->conversion = aka_conversion_next(o, s->conversion, c);
+    if (s->conversion == was)
+        return 0;
+    if (was == AKA_CONVERSION_NONE)
+        s->conversion_since = latest;
+    aka_optimize_progress(r, "conversion: %s",
+                          s->conversion == AKA_CONVERSION_PENDING
+                              ? "Triton->Gluon latched: the next episodes port the incumbent to "
+                                "Gluon (accepted at <= 5% slower)"
+                              : "the incumbent is Gluon now; the campaign stays Gluon");
+    return state_set(r->ws.buf, "conversion",
+                     json_pack("{s:s, s:I, s:I}", "state", aka_conversion_names[s->conversion],
+                               "since_version", (json_int_t)s->conversion_since,
+                               "consecutive_at_latch", (json_int_t)c->consecutive),
+                     err);
+}
+
+/* ---- target-util ------------------------------------------------------------------------- */
+
+static void util_record(struct aka_run *r, long version, const struct aka_utilization *u)
+{
+    struct aka_err ignored = AKA_ERR_INIT;
+    json_t *side_f = u->flop_pct >= 0 ? json_real(u->flop_pct) : json_null();
+    json_t *side_b = u->bandwidth_pct >= 0 ? json_real(u->bandwidth_pct) : json_null();
+    /* Observability only: a failed write never changes what the campaign does. */
+    state_set(r->ws.buf, "target_util",
+              json_pack("{s:I, s:f, s:o, s:o, s:s}", "version", (json_int_t)version, "pct", u->pct,
+                        "flop_pct", side_f, "bandwidth_pct", side_b, "basis", u->basis),
+              &ignored);
+}
+
+/* Whether the incumbent reached --target-util; measured once per incumbent version. */
+static bool target_util_stop(struct aka_run *r, const struct aka_optimize_opts *o,
+                             struct aka_stops *s, const struct aka_memory_record *inc, char *reason,
+                             size_t len)
+{
+    struct aka_utilization u;
+    if (o->target_util <= 0 || inc->version == s->util_checked)
+        return false;
+    s->util_checked = inc->version;
+    if (!s->peaks_loaded)
+        aka_hw_peaks_load(r->env.repo_root, r->ws.buf, o->platform, &s->peaks);
+    s->peaks_loaded = true;
+    aka_utilization_of(&r->op, &inc->latency_us_by_shape, &s->peaks, &u);
+    if (!u.known) {
+        if (!s->said_inactive)
+            aka_optimize_progress(r, "target-util: inactive for this campaign: %s", u.why);
+        s->said_inactive = true;
+        return false;
+    }
+    util_record(r, inc->version, &u);
+    aka_optimize_progress(r, "target-util: v%ld at %.1f%% of the roofline peak: %s", inc->version,
+                          u.pct, u.basis);
+    if (u.pct < o->target_util)
+        return false;
+    snprintf(reason, len, "target-util: v%ld reached %.1f%% of the roofline peak (>= %g%%)",
+             inc->version, u.pct, o->target_util);
+    return true;
+}
+
+/* ---- the loop top ------------------------------------------------------------------------- */
+
+static bool stall_stop(const struct aka_optimize_opts *o, const struct aka_stops *s,
+                       const struct aka_episode_counters *c, bool blocked, char *reason, size_t len)
+{
+    /* A valid blocked outcome does not count toward --max-stall, and a pending
+     * conversion must be given its episodes (upstream §2.3). */
+    if (o->max_stall <= 0 || c->consecutive < o->max_stall || blocked ||
+        s->conversion == AKA_CONVERSION_PENDING)
+        return false;
+    snprintf(reason, len, "stall: %lld episodes without promotion", c->consecutive);
+    return true;
+}
+
+static bool budget_stop(const struct aka_optimize_opts *o, const struct aka_episode_counters *c,
+                        long latest, char *reason, size_t len)
+{
+    if (latest >= o->max_iters) {
+        snprintf(reason, len, "budget: max-iters (v%ld >= %d)", latest, o->max_iters);
+        return true;
+    }
+    if (o->token_budget > 0 && c->tokens >= o->token_budget) {
+        snprintf(reason, len, "budget: token-budget (%lld >= %lld tokens)", c->tokens,
+                 o->token_budget);
+        return true;
+    }
+    return false;
+}
+
+int aka_stops_check(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_stops *s,
+                    const struct aka_episode_counters *c, char *reason, size_t len,
+                    struct aka_err *err)
+{
+    struct aka_memory_record inc;
+    long latest = -1;
+    bool have = aka_incumbent_load(r->ws.buf, &inc, &latest) == 0;
+    bool stop = have && target_util_stop(r, o, s, &inc, reason, len);
+    long inc_version = have ? inc.version : -1;
+    if (have)
+        aka_memory_release(&inc);
+    if (stop)
+        return 1;
+    if (conversion_update(r, o, s, c, inc_version, latest, err) < 0)
+        return -1;
+    if (stall_stop(o, s, c, latest_is_blocked(r->ws.buf, latest), reason, len))
+        return 1;
+    if (!budget_stop(o, c, latest, reason, len))
+        return 0;
+    if (s->conversion == AKA_CONVERSION_PENDING)
+        return aka_err_set(err, AKA_EXIT_FAILED,
+                           "the mandatory Triton->Gluon conversion did not succeed before the "
+                           "budget ran out (%s)",
+                           reason);
+    return 1;
+}

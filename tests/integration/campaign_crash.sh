@@ -1,0 +1,216 @@
+#!/bin/bash
+# campaign_crash.sh — the crash test (DESIGN §1.4, §7, §10): `aka optimize` is
+# killed with SIGKILL at random moments across campaign runs, resumed each
+# time, and tests/crash/check_invariants.py checks the workspace after every
+# kill (--mid-campaign) and after every clean stop: no lost or duplicated
+# version, HEAD and records agree, counters agree with records, no orphan
+# worktree. Agent process groups recorded in the active record before a kill
+# must be gone once the resume has settled that episode.
+#
+# Campaigns, each in a fresh workspace, in turn until enough kills were made:
+#   claude   the fake Claude CLI (tests/fakes) playing tests/crash-style
+#            episodes chosen by episode number and seed: a correct variant
+#            (promoted or rejected as measured), a wrong kernel (rejected), a
+#            pivot, a blocked handoff, no handoff (invalid) and a slow pivot;
+#            the first 3 episodes fast, then full (ABBA) verification;
+#   builtin  --agent-cli builtin: V0, the V1 seed pin and one `aka tune-agent`
+#            episode.
+# A kill lands in V0, V1, preparing, the agent session, verifying or the
+# recording commit; the phase of each kill is printed at the end.
+#
+# Knobs (environment):
+#   AKA_CRASH_KILLS  kills in total (default 50; the soak variant: 500)
+#   AKA_CRASH_SEED   seed of bash's $RANDOM (default: random, printed first so a
+#                    failure can be replayed)
+#   AKA_CRASH_MAX_DELAY_MS  upper bound of the random delay before a kill (3000)
+# Soak run:  AKA_CRASH_KILLS=500 AKA_BIN=build/aka AKA_SOURCE_DIR=. \
+#            bash tests/integration/campaign_crash.sh
+# Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
+set -euo pipefail
+AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
+SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
+KILLS=${AKA_CRASH_KILLS:-50}
+SEED=${AKA_CRASH_SEED:-$((($(date +%s) ^ $$) % 32768))}
+MAX_DELAY_MS=${AKA_CRASH_MAX_DELAY_MS:-3000}
+RANDOM=$SEED
+echo "campaign_crash: seed $SEED (replay: AKA_CRASH_SEED=$SEED), $KILLS kills"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-crash.XXXXXX")
+START=$(date +%s)
+# python3 -S: no site packages to import (half of a python start here).
+CHECK="python3 -S $SRC/tests/crash/check_invariants.py"
+LIB="python3 -S $SRC/tests/crash/crashlib.py"
+cleanup() {
+  # Whatever agent group a failed run left behind (identity checked like the engine does).
+  [ -f "$TMP/groups" ] && $LIB kill "$TMP/groups" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "FAIL (seed $SEED): $*" >&2; exit 1; }
+ISO=bwrap
+"$AKA" sandbox run -- true >/dev/null 2>&1 || ISO=none
+
+# The operator: vector_add with a deliberately slow reference (the V0 kernel), so that
+# the first correct candidate is promoted by a wide margin (as in campaign_episodes.sh).
+OP=$TMP/op
+cp -r "$SRC/examples/ops/vector_add" "$OP"
+python3 - "$OP/reference.c" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    for (int64_t i = 0; i < n; i++)\n        z[i] = x[i] + y[i];\n"
+assert old in s
+s = s.replace(old, "    volatile float *vz = z; /* slow on purpose: no vectorization */\n"
+                   "    for (int rep = 0; rep < 6; rep++)\n"
+                   "        for (int64_t i = 0; i < n; i++)\n"
+                   "            vz[i] = x[i] + y[i];\n")
+open(p, "w").write(s)
+PY
+cp "$OP/seeds/C/kernel.c" "$TMP/fast.c"
+sed 's/x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]/' "$TMP/fast.c" >"$TMP/wrong.c"
+cmp -s "$TMP/fast.c" "$TMP/wrong.c" && fail "could not derive the wrong kernel"
+
+# finish.py STATE: the journal finalized in STATE, then handoff.json (what `aka journal` +
+# `aka handoff` leave behind).
+cat >"$TMP/finish.py" <<'PY'
+import datetime, json, os, subprocess, sys
+state = sys.argv[1]
+wt = os.environ["ATREX_AKA_WORKTREE"]
+jp, hp = os.path.join(wt, ".aka/journal.json"), os.path.join(wt, ".aka/handoff.json")
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+j = json.load(open(jp))
+j["experiments"].append({"name": "trial 1", "hypothesis": "h", "change": "c",
+                         "result": "r", "decision": "keep_as_best", "timestamp": now})
+head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=wt, check=True,
+                      stdout=subprocess.PIPE, text=True).stdout.strip()
+j.update(state=state, finalized_at=now, outcome={"summary": "episode " + state, "next_directions": []},
+         candidate_commit=head if state == "candidate_ready" else None)
+json.dump(j, open(jp + ".tmp", "w")); os.rename(jp + ".tmp", jp)
+h = {"status": state}
+if state == "candidate_ready":
+    h["candidate_commit"] = head
+json.dump(h, open(hp + ".tmp", "w")); os.rename(hp + ".tmp", hp)
+PY
+
+# agent.sh: one episode's work, chosen by the episode number and the seed.
+cat >"$TMP/agent.sh" <<EOF
+#!/bin/bash
+set -u
+ep=\${ATREX_AKA_EPISODE:-1}
+finish() { python3 -S $TMP/finish.py "\$1"; }
+candidate() { # \$1: kernel source; eval, commit, hand off
+  cp "\$1" kernel.c
+  aka eval >/dev/null 2>&1 || true
+  git add kernel.c && git -c user.name=fake -c user.email=fake@localhost commit -qm "candidate"
+  finish candidate_ready
+}
+case \$(( (ep * 7 + $SEED) % 6 )) in
+  0) sed "s/UNROLL 4/UNROLL \$(( 1 << (ep % 4) ))/" $TMP/fast.c >$TMP/variant-\$ep.c
+     candidate $TMP/variant-\$ep.c ;;
+  1) candidate $TMP/wrong.c ;;
+  2) finish pivot ;;
+  3) sleep 0.3; finish blocked ;;
+  4) sleep 0.2 ;;  # no handoff at all: invalid
+  5) sleep 1; finish pivot ;;
+esac
+EOF
+printf '{"turns":[{"actions":[{"usage":{"input":100,"output":50}},{"sh":"bash %s/agent.sh"}]}]}\n' \
+  "$TMP" >"$TMP/scenario.json"
+export AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG=/dev/null AKA_FAKE_STATE="$TMP"
+
+# Half the kills come at a random moment; the others aim at a phase of the active record
+# (then the delay is only a bound), so that short phases are hit too.
+AIMS=(any any any any preparing verifying promoting recording recorded)
+declare -A HIST=()
+kills=0 runs=0 campaigns=0 finished=0
+latest() { git -C "$1" ls-tree --name-only HEAD memory/ 2>/dev/null | grep -cE '^memory/v[0-9]+\.json$' || true; }
+# One campaign to --max-iters N in a fresh workspace: runs of `aka optimize`, each SIGKILLed
+# after a random delay unless it stops by itself first, until one stops cleanly. Kills that
+# find no new version committed since the last one lengthen the next delay (by 1.5 s each),
+# so that a phase longer than the delays (V0, V1) is eventually passed. Once the kill budget
+# is spent, the campaign is finished by one unkilled run that settles the episode in flight
+# and stops at the next version.
+campaign() {
+  local kind=$1 n=$2 parent=$TMP/c$campaigns streak=0 seen=-1
+  local ws=$parent/kernel_opt_vector_add_c_cpu
+  local args=(optimize --op-dir "$OP" --platform cpu --framework C --workspace "$parent"
+    --sandbox-isolation "$ISO" --verify-repeats 1 --verify-run-timeout 60
+    --max-dispersion-pct 90)
+  if [ "$kind" = builtin ]; then
+    args+=(--agent-cli builtin)
+  else
+    args+=(--agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude"
+      --fast-episodes 3 --handoff-resumes 0)
+  fi
+  mkdir -p "$parent"
+  while :; do
+    runs=$((runs + 1))
+    local sup rc=0 have; have=$(latest "$ws")
+    if [ "$kills" -ge "$KILLS" ]; then
+      n=$((have < n ? have : n)) # have = the latest version + 1: one more version, then stop
+      [ "$kind" = claude ] || [ "$n" -ge 1 ] || n=1 # builtin: V1 comes whatever the budget
+      "$AKA" "${args[@]}" --max-iters "$n" >"$TMP/out" 2>"$TMP/err" || rc=$?
+    else
+      [ "$have" = "$seen" ] && streak=$((streak + 1)) || streak=0
+      seen=$have
+      local ms=$((RANDOM % (MAX_DELAY_MS + streak * 1500) + 50))
+      local aim=${AIMS[$((RANDOM % ${#AIMS[@]}))]}
+      [ "$aim" = any ] || ms=$((ms + 3000)) # aimed: the delay is only a bound
+      "$AKA" "${args[@]}" --max-iters "$n" >"$TMP/out" 2>"$TMP/err" &
+      sup=$!
+      if [ "$aim" = any ]; then $LIB wait "$sup" "$ms"; else $LIB wait "$sup" "$ms" "$ws" "$aim"; fi
+      kill -9 "$sup" 2>/dev/null || true
+      { wait "$sup" || rc=$?; } 2>/dev/null
+      if [ "$rc" = 137 ]; then # killed (not stopped by itself before the signal)
+        kills=$((kills + 1))
+        local ph ok=0
+        $LIB after-kill "$ws" "$kind" "$TMP/groups" >"$TMP/check" || ok=$?
+        ph=$(head -1 "$TMP/check")
+        HIST[$ph]=$((${HIST[$ph]:-0} + 1))
+        [ -z "${AKA_CRASH_VERBOSE:-}" ] ||
+          echo "$(($(date +%s) - START))s kill $kills: $kind c$campaigns v$have+ after $ms ms in $ph"
+        [ "$ok" = 0 ] ||
+          fail "kill $kills ($kind campaign $campaigns, $ms ms, phase $ph): $(tail -n +2 "$TMP/check")"
+        continue
+      fi
+    fi
+    [ "$rc" = 0 ] || { cat "$TMP/err" >&2; fail "run $runs ($kind campaign $campaigns) exited $rc"; }
+    [ -z "${AKA_CRASH_VERBOSE:-}" ] || echo "$(($(date +%s) - START))s $kind c$campaigns stopped at v$(($(latest "$ws") - 1))"
+    break
+  done
+  $CHECK "$ws" >"$TMP/check" || fail "$kind campaign $campaigns at its clean stop: $(cat "$TMP/check")"
+  $LIB settle "$ws" "$TMP/groups" >"$TMP/check" ||
+    fail "$kind campaign $campaigns at its clean stop: $(cat "$TMP/check")"
+  [ "$(latest "$ws")" = $((n + 1)) ] ||
+    fail "$kind campaign $campaigns stopped with $(latest "$ws") versions, want $((n + 1))"
+  finished=$((finished + 1))
+  [ "$kind" = builtin ] || LAST_WS=$ws
+}
+
+while [ "$kills" -lt "$KILLS" ]; do
+  if [ "$campaigns" = 1 ]; then campaign builtin 2; else campaign claude 24; fi
+  campaigns=$((campaigns + 1))
+done
+
+# The checker itself must be able to fail: three tamperings of a finished workspace.
+T=$TMP/tamper
+cp -a "$LAST_WS" "$T"
+python3 - "$T/.aka/state.json" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1])); st["episodes"] += 1
+json.dump(st, open(sys.argv[1], "w"))
+PY
+$CHECK "$T" >"$TMP/check" && fail "checker: a wrong episode counter passed"
+grep -q "counters" "$TMP/check" || fail "checker: $(cat "$TMP/check")"
+rm -rf "$T"; cp -a "$LAST_WS" "$T"
+echo '{}' >"$T/.aka/active_episode.json"
+git -C "$T" -c user.name=someone -c user.email=x@y commit -q --allow-empty -m "hand edit"
+$CHECK "$T" >"$TMP/check" && fail "checker: a foreign commit and an active record passed"
+grep -q "not the supervisor" "$TMP/check" && grep -q "active_episode.json is left" "$TMP/check" ||
+  fail "checker: $(cat "$TMP/check")"
+rm -rf "$T"; cp -a "$LAST_WS" "$T"
+rm "$T/memory/v1.json"
+$CHECK "$T" >"$TMP/check" && fail "checker: a missing version passed"
+
+echo "campaign_crash: $kills kills over $runs runs in $campaigns campaigns ($finished stopped" \
+  "cleanly), seed $SEED, $(($(date +%s) - START)) s; kills by phase:"
+for ph in "${!HIST[@]}"; do printf '  %-18s %d\n' "$ph" "${HIST[$ph]}"; done | sort

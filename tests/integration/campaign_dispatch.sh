@@ -1,0 +1,126 @@
+#!/bin/bash
+# campaign_dispatch.sh — `aka optimize` without --framework: one child campaign
+# per framework the platform supports for the operator (DESIGN §4.1).
+#   a. cpu + native C operator: exactly the C child runs, to completion (exit 0),
+#      in its own workspace, with its output in <workspace>.log and one outcome line.
+#   b. nvidia + SOL operator: three children (Triton, CuteDSL, Cuda), each with its
+#      own workspace. On this CPU-only host each child's V0 fails (no CUDA device):
+#      every child still runs and reports, and the parent exits with the worst status.
+#   c. the same three children made long-running: `git` on PATH is a stand-in that
+#      hangs (it stands for any stuck step of a child; the real git is never reached)
+#      and also leaves a process in a session of its own, as an agent does. SIGTERM
+#      to the parent ends every process of every child's tree: afterwards no process
+#      the children started is alive, and the parent exits 143.
+#   d. no framework for the target (cpu + a SOL operator): exit 2, nothing written.
+# Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
+set -euo pipefail
+AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
+SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-dispatch.XXXXXX")
+parent=
+cleanup() {
+  [ -n "$parent" ] && kill -9 "$parent" 2>/dev/null || true
+  # Leftovers of a failed run (c): the pids the stand-in recorded.
+  for f in "$TMP"/pids/*; do [ -f "$f" ] && kill -9 $(cat "$f") 2>/dev/null || true; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ISO=bwrap
+"$AKA" sandbox run -- true >/dev/null 2>&1 || ISO=none
+
+# a. cpu: exactly the C child, completed
+cp -r "$SRC/examples/ops/vector_add" "$TMP/vadd"
+mkdir -p "$TMP/a"
+rc=0
+"$AKA" optimize --op-dir "$TMP/vadd" --platform cpu --agent-cli builtin --workspace "$TMP/a" \
+  --sandbox-isolation "$ISO" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" = 0 ] || { cat "$TMP/err" >&2; fail "a: exit $rc"; }
+[ "$(grep -c 'dispatch: .* -> ' "$TMP/err")" = 1 ] || fail "a: not one child: $(cat "$TMP/err")"
+grep -q "dispatch: C: exit 0: campaign stopped: budget: max-iters" "$TMP/err" ||
+  fail "a: outcome line: $(cat "$TMP/err")"
+[ "$(ls "$TMP/a")" = "$(printf 'kernel_opt_vector_add_c_cpu\nkernel_opt_vector_add_c_cpu.log')" ] ||
+  fail "a: files: $(ls "$TMP/a")"
+[ -f "$TMP/a/kernel_opt_vector_add_c_cpu/memory/v0.json" ] || fail "a: no V0"
+grep -q "V0 recorded" "$TMP/a/kernel_opt_vector_add_c_cpu.log" || fail "a: log"
+echo "ok: a. cpu dispatch runs exactly the C child to completion"
+
+# b. nvidia + SOL: three children, each fails here (no GPU), none stops another
+mkdir -p "$TMP/b"
+rc=0
+"$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platform nvidia/h200 --agent-cli builtin \
+  --workspace "$TMP/b" --sandbox-isolation "$ISO" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || rc=$?
+for fw in Triton CuteDSL Cuda; do
+  slug=$(echo "$fw" | tr A-Z a-z)
+  grep -q "dispatch: $fw: exit [0-9]*: " "$TMP/err" || fail "b: no outcome for $fw: $(cat "$TMP/err")"
+  ws=$TMP/b/kernel_opt_rope_neox_h8_d128_${slug}_nvidia_h200
+  [ -s "$ws.log" ] && [ -f "$ws/.aka/campaign.json" ] || fail "b: no workspace/log for $fw: $(ls "$TMP/b")"
+  grep -q "\"framework\": \"$fw\"" "$ws/.aka/campaign.json" || fail "b: $fw campaign.json"
+done
+[ "$(grep -c ': exit [0-9]*: ' "$TMP/err")" = 3 ] || fail "b: not three outcomes"
+worst=$(grep -o ': exit [0-9]*: ' "$TMP/err" | grep -o '[0-9]*' | sort -n | tail -1)
+[ "$rc" = "$worst" ] || fail "b: parent exit $rc, worst child $worst"
+echo "ok: b. nvidia dispatch runs Triton, CuteDSL and Cuda; exit $rc = the worst child"
+
+# c. SIGTERM to the parent while three children are busy: nothing survives
+mkdir -p "$TMP/bin" "$TMP/pids" "$TMP/c"
+cat >"$TMP/bin/git" <<SH
+#!/bin/bash
+# stand-in: record this pid and a detached one (own session, like an agent), then hang
+setsid sleep 300 </dev/null >/dev/null 2>&1 &
+echo "\$\$ \$!" >"$TMP/pids/\$\$"
+exec sleep 300
+SH
+chmod +x "$TMP/bin/git"
+PATH="$TMP/bin:$PATH" "$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platform nvidia/h200 \
+  --agent-cli builtin --workspace "$TMP/c" --sandbox-isolation "$ISO" --max-iters 0 \
+  >"$TMP/out" 2>"$TMP/err" &
+parent=$!
+for _ in $(seq 300); do [ "$(ls "$TMP/pids" | wc -l)" -ge 3 ] && break; sleep 0.1; done
+[ "$(ls "$TMP/pids" | wc -l)" = 3 ] || fail "c: the three children did not all start: $(cat "$TMP/err")"
+# Every process of the parent's tree, before the signal.
+tree=$(python3 - "$parent" <<'PY'
+import os, sys
+root = int(sys.argv[1])
+kids = {}
+for p in os.listdir("/proc"):
+    if p.isdigit():
+        try:
+            s = open(f"/proc/{p}/stat").read()
+        except OSError:
+            continue
+        ppid = int(s[s.rindex(")") + 2:].split()[1])
+        kids.setdefault(ppid, []).append(int(p))
+out, todo = [], [root]
+while todo:
+    for c in kids.get(todo.pop(), []):
+        out.append(c); todo.append(c)
+print(" ".join(map(str, out)))
+PY
+)
+recorded=$(cat "$TMP"/pids/*)
+[ "$(wc -w <<<"$tree")" -ge 9 ] || fail "c: tree too small: $tree"
+groups=$(for p in $tree; do ps -o pgid= -p "$p" 2>/dev/null; done | sort -u | wc -l)
+[ "$groups" -ge 6 ] || fail "c: expected the children's and their descendants' groups, got $groups"
+kill -TERM "$parent"
+rc=0; wait "$parent" || rc=$?
+parent=
+[ "$rc" = 143 ] || fail "c: parent exit $rc, expected 143: $(cat "$TMP/err")"
+grep -q "stopping every child campaign" "$TMP/err" || fail "c: no stop line: $(cat "$TMP/err")"
+alive=
+for p in $tree $recorded; do
+  st=$(ps -o stat= -p "$p" 2>/dev/null || true)
+  [ -n "$st" ] && [ "${st:0:1}" != Z ] && alive="$alive $p($st)"
+done
+[ -z "$alive" ] || fail "c: processes survived the stop:$alive"
+echo "ok: c. SIGTERM ends all $(wc -w <<<"$tree") processes of the three children's trees; exit 143"
+
+# d. no framework for the target: usage error, nothing written
+mkdir -p "$TMP/d"
+rc=0
+"$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platform cpu --agent-cli builtin \
+  --workspace "$TMP/d" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" = 2 ] && grep -q -- "--framework: not given" "$TMP/err" || fail "d: exit $rc: $(cat "$TMP/err")"
+[ -z "$(ls -A "$TMP/d")" ] || fail "d: files written: $(ls -A "$TMP/d")"
+echo "ok: d. no framework for the target is a usage error"
+echo "campaign_dispatch: all dispatch paths"
