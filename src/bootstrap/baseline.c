@@ -159,6 +159,23 @@ static int record_v0(const char *ws, const struct aka_git *g, const struct aka_r
     return rc;
 }
 
+/* A memory/v0.json that no commit holds was written by a supervisor killed before its
+ * measurement commit: it is not V0 (found by the crash test). It goes, and V0 is measured
+ * again; a committed one stays, whatever state it is in, for the canonical checks. */
+static int drop_uncommitted_v0(const char *ws, const char *path, struct aka_err *err)
+{
+    struct aka_git g;
+    struct strbuf blob = STRBUF_INIT;
+    struct aka_err probe = AKA_ERR_INIT;
+    int rc = 0;
+    aka_git_open(&g, ws);
+    if (aka_is_file(path) && aka_git_show_blob(&g, "HEAD", "memory/v0.json", &blob, &probe) < 0)
+        rc = aka_remove_tree(path, err);
+    aka_git_close(&g);
+    strbuf_release(&blob);
+    return rc;
+}
+
 int aka_bootstrap_v0(const char *ws, const struct aka_campaign *c,
                      const struct aka_measure_env *env, struct aka_version_summary *out,
                      struct aka_err *err)
@@ -169,6 +186,10 @@ int aka_bootstrap_v0(const char *ws, const struct aka_campaign *c,
     char src[AKA_GIT_OID_HEX + 1];
     int rc;
     aka_path_join(&p, ws, "memory/v0.json");
+    if (drop_uncommitted_v0(ws, p.buf, err) < 0) {
+        strbuf_release(&p);
+        return -1;
+    }
     if (aka_is_file(p.buf)) {
         rc = existing_v0(p.buf, out, err);
         strbuf_release(&p);

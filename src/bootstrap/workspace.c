@@ -20,7 +20,10 @@ static const char gitignore_text[] = "# written by aka: supervisor state and the
                                      "memory/live.json\n"
                                      "memory/v0.failed.json\n"
                                      "__pycache__/\n"
-                                     "*.ncu-rep\n";
+                                     "*.ncu-rep\n"
+                                     /* the temp file of an atomic write (base/fs) that a
+                                        supervisor killed mid-write leaves behind */
+                                     "*.tmp.??????\n";
 
 int aka_workspace_lock(const char *ws, struct aka_lock *lk, struct aka_err *err)
 {

@@ -175,21 +175,39 @@ static void *wait_all(void *data)
     return NULL;
 }
 
-/* The last non-empty line of the child's log: its stop reason or its error. */
-static void last_line(const char *log, struct strbuf *out)
+/* True when the line at p (up to end) starts with prefix. */
+static bool starts(const char *p, const char *end, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return (size_t)(end - p) >= n && memcmp(p, prefix, n) == 0;
+}
+
+/*
+ * The child's outcome in its log: its last "campaign stopped: ..." or "aka: <error>"
+ * line, else its last line. The log interleaves stdout and stderr as they were
+ * read, so the outcome line is not always the last one.
+ */
+static void outcome_line(const char *log, struct strbuf *out)
 {
     struct strbuf text = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
+    const char *best = NULL, *best_end = NULL, *last = NULL, *last_end = NULL;
     strbuf_reset(out);
     if (aka_read_file(log, &text, 1 << 24, &ignored) == 0) {
-        size_t end = text.len;
-        while (end && (text.buf[end - 1] == '\n' || text.buf[end - 1] == '\r'))
-            end--;
-        size_t start = end;
-        while (start && text.buf[start - 1] != '\n')
-            start--;
-        strbuf_add(out, text.buf + start, end - start);
+        for (const char *p = text.buf, *end; p < text.buf + text.len; p = end + 1) {
+            end = memchr(p, '\n', (size_t)(text.buf + text.len - p));
+            end = end ? end : text.buf + text.len;
+            if (end == p)
+                continue;
+            last = p, last_end = end;
+            if (starts(p, end, "campaign stopped: ") || starts(p, end, "aka: "))
+                best = p, best_end = end;
+        }
     }
+    if (!best)
+        best = last, best_end = last_end;
+    if (best)
+        strbuf_add(out, best, (size_t)(best_end - best));
     strbuf_release(&text);
 }
 
@@ -199,7 +217,7 @@ static int report(struct child *kids, size_t n, FILE *progress)
     int worst = 0;
     for (size_t i = 0; i < n; i++) {
         int code = kids[i].started ? kids[i].res.exit_code : AKA_EXIT_ENV;
-        last_line(kids[i].log.buf, &line);
+        outcome_line(kids[i].log.buf, &line);
         fprintf(progress, "aka optimize: dispatch: %s: exit %d: %s (log %s)\n", kids[i].framework,
                 code, line.len ? line.buf : "no output", kids[i].log.buf);
         /* Worst = the highest status: every failure code is above 0 (DESIGN §4.9). */

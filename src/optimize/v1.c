@@ -4,8 +4,10 @@
  *
  * Whether V1 is wanted follows --framework-baseline and the mode; the built-in
  * agent always starts from the operator's seed kernel because a reference
- * declares no knobs to tune. Any other agent writes V1 in one session
- * (v1_agent.c). What HEAD says decides the rest, as upstream's table does:
+ * declares no knobs to tune. Any other agent writes V1 in one session in a
+ * worktree, like an episode's (episode number 0), and the supervisor checks
+ * what it left before the seed path's commit, measurement and pin take over.
+ * What HEAD says decides the rest, as upstream's table does:
  *
  *   framework_baseline.json committed at HEAD      skip ("already pinned")
  *   HEAD is a V1 kernel commit without its pin     adopt: measure and pin it

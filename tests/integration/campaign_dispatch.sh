@@ -68,7 +68,7 @@ cat >"$TMP/bin/git" <<SH
 #!/bin/bash
 # stand-in: record this pid and a detached one (own session, like an agent), then hang
 setsid sleep 300 </dev/null >/dev/null 2>&1 &
-echo "\$\$ \$!" >"$TMP/pids/\$\$"
+echo "\$\$ \$!" >"$TMP/pids/.\$\$" && mv "$TMP/pids/.\$\$" "$TMP/pids/\$\$"
 exec sleep 300
 SH
 chmod +x "$TMP/bin/git"
@@ -78,40 +78,48 @@ PATH="$TMP/bin:$PATH" "$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platfo
 parent=$!
 for _ in $(seq 300); do [ "$(ls "$TMP/pids" | wc -l)" -ge 3 ] && break; sleep 0.1; done
 [ "$(ls "$TMP/pids" | wc -l)" = 3 ] || fail "c: the three children did not all start: $(cat "$TMP/err")"
-# Every process of the parent's tree, before the signal.
-tree=$(python3 - "$parent" <<'PY'
+# Every process of the parent's tree, before the signal, as pid:start-time (so that a
+# pid reused by an unrelated process afterwards is not mistaken for a survivor).
+cat >"$TMP/tree.py" <<'PY'
 import os, sys
-root = int(sys.argv[1])
-kids = {}
-for p in os.listdir("/proc"):
-    if p.isdigit():
-        try:
-            s = open(f"/proc/{p}/stat").read()
-        except OSError:
-            continue
-        ppid = int(s[s.rindex(")") + 2:].split()[1])
-        kids.setdefault(ppid, []).append(int(p))
-out, todo = [], [root]
-while todo:
-    for c in kids.get(todo.pop(), []):
-        out.append(c); todo.append(c)
-print(" ".join(map(str, out)))
+def stat(p):
+    try:
+        s = open(f"/proc/{p}/stat").read()
+    except OSError:
+        return None
+    f = s[s.rindex(")") + 2:].split()
+    return f[0], int(f[1]), int(f[2]), f[19]  # state, ppid, pgrp, start time
+if sys.argv[1] == "tree":
+    root, kids = int(sys.argv[2]), {}
+    for p in filter(str.isdigit, os.listdir("/proc")):
+        st = stat(p)
+        if st:
+            kids.setdefault(st[1], []).append((int(p), st))
+    todo, out = [root], []
+    while todo:
+        for pid, st in kids.get(todo.pop(), []):
+            out.append(f"{pid}:{st[2]}:{st[3]}"); todo.append(pid)
+    print(" ".join(out))
+else:  # alive PID:PGRP:START...: those still running with the same start time
+    alive = []
+    for rec in sys.argv[2:]:
+        pid, _, start = rec.split(":")
+        st = stat(pid)
+        if st and st[3] == start and st[0] not in "ZX":
+            alive.append(rec)
+    print(" ".join(alive))
 PY
-)
-recorded=$(cat "$TMP"/pids/*)
+tree=$(python3 "$TMP/tree.py" tree "$parent")
 [ "$(wc -w <<<"$tree")" -ge 9 ] || fail "c: tree too small: $tree"
-groups=$(for p in $tree; do ps -o pgid= -p "$p" 2>/dev/null; done | sort -u | wc -l)
+groups=$(tr ' ' '\n' <<<"$tree" | cut -d: -f2 | sort -u | wc -l)
 [ "$groups" -ge 6 ] || fail "c: expected the children's and their descendants' groups, got $groups"
+for p in $(cat "$TMP"/pids/*); do grep -Eq "(^| )$p:" <<<"$tree" || fail "c: $p (stand-in) not in the tree"; done
 kill -TERM "$parent"
 rc=0; wait "$parent" || rc=$?
 parent=
 [ "$rc" = 143 ] || fail "c: parent exit $rc, expected 143: $(cat "$TMP/err")"
 grep -q "stopping every child campaign" "$TMP/err" || fail "c: no stop line: $(cat "$TMP/err")"
-alive=
-for p in $tree $recorded; do
-  st=$(ps -o stat= -p "$p" 2>/dev/null || true)
-  [ -n "$st" ] && [ "${st:0:1}" != Z ] && alive="$alive $p($st)"
-done
+alive=$(python3 "$TMP/tree.py" alive $tree)
 [ -z "$alive" ] || fail "c: processes survived the stop:$alive"
 echo "ok: c. SIGTERM ends all $(wc -w <<<"$tree") processes of the three children's trees; exit 143"
 

@@ -5,7 +5,8 @@
 # exactly; a disabled reviewer gets the disabled line (exit 0) and is never
 # started; the campaign's own backend is skipped; a reviewer that edits its
 # inputs is rejected and disabled; a failed review disables the reviewer;
-# a review without its sections is rejected; bad input exits 2.
+# a review without its sections is rejected; both reviewers answering through
+# their fakes are both enabled; bad input exits 2.
 set -euo pipefail
 : "${AKA_BIN:?}" "${AKA_SOURCE_DIR:?}"
 T=$(mktemp -d)
@@ -143,7 +144,45 @@ mkdir -p "$T/ws3" "$T/ws4"
 "$AKA_BIN" plan-reviewers --workspace "$T/ws4" --agent-cli codex | grep -q "^codex: enabled (current_backend)" ||
   fail "codex campaign: not current_backend"
 
-# 9. bad input: one line naming the flag or file, exit 2, nothing written.
+# 9. both reviewers answer (fake-codex, fake-qodercli: a Claude-like stream whose
+#    tokens include cache reads): both enabled, cached, not probed again.
+mkdir -p "$T/ws6/.aka" "$T/qoder-state" "$T/codex2-state"
+cat >"$T/bin/codex2" <<SH
+#!/bin/bash
+AKA_FAKE_SCENARIO="$T/codex2.json" AKA_FAKE_LOG="$T/codex2.log" AKA_FAKE_STATE="$T/codex2-state" \
+  exec "$FAKES/fake-codex" "\$@"
+SH
+chmod +x "$T/bin/codex2"
+printf '{"turns": [{"actions": [{"usage": {"input": 3, "output": 1}}, {"say": "AKA_REVIEWER_READY"}]}]}\n' >"$T/codex2.json"
+export ATREX_CODEX_BIN="$T/bin/codex2"
+cat >"$T/bin/qodercli-fake" <<SH
+#!/bin/bash
+AKA_FAKE_SCENARIO="$T/qoder.json" AKA_FAKE_LOG="$T/qoder.log" AKA_FAKE_STATE="$T/qoder-state" \
+  exec "$FAKES/fake-qodercli" "\$@"
+SH
+chmod +x "$T/bin/qodercli-fake"
+QREVIEW=${REVIEW//CODEX_SUMMARY/QODER_SUMMARY}
+cat >"$T/qoder.json" <<EOF2
+{"turns": [
+ {"actions": [{"usage": {"input": 5, "output": 2}}, {"say": "AKA_REVIEWER_READY"}]},
+ {"actions": [{"usage": {"input": 50, "output": 20, "cache_read": 30, "cache_write": 10}}, {"say": "$QREVIEW"}]}
+]}
+EOF2
+for run in 1 2; do
+  ATREX_QODER_BIN="$T/bin/qodercli-fake" "$AKA_BIN" plan-reviewers --workspace "$T/ws6" \
+    --agent-cli claude >"$T/probe6.out"
+  grep -q "^codex: enabled (available)" "$T/probe6.out" && grep -q "^qoder: enabled (available)" \
+    "$T/probe6.out" || fail "both probed (run $run): $(cat "$T/probe6.out")"
+  [ "$(lines "$T/codex2.log")" = 1 ] && [ "$(lines "$T/qoder.log")" = 1 ] || fail "re-probed (run $run)"
+done
+grep -q "probed: no (cached)" "$T/probe6.out" || fail "second run probed"
+out=$(ATREX_QODER_BIN="$T/bin/qodercli-fake" ATREX_AKA_WORKSPACE="$T/ws6" "$AKA_BIN" ask-qoder \
+  --plan "$T/plan.md") || fail "ask-qoder: $out"
+grep -q "^QODER_SUMMARY: tile by 64" <<<"$out" || fail "ask-qoder review: $out"
+"$AKA_BIN" plan-reviewers --workspace "$T/ws6" --agent-cli claude | grep -q "^tokens: 121$" ||
+  fail "qoder tokens: $(cat "$T/ws6/.aka/reviewer_tokens.jsonl")"
+
+# 10. bad input: one line naming the flag or file, exit 2, nothing written.
 bad() {
   local want=$1; shift
   set +e
