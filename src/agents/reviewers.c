@@ -152,7 +152,8 @@ int aka_reviewer_ledger_append(const char *workspace, enum aka_reviewer r, const
                                const struct aka_token_usage *u)
 {
     char at[40];
-    struct strbuf path = STRBUF_INIT, line = STRBUF_INIT;
+    struct strbuf path = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
     const char *episode = getenv("ATREX_AKA_EPISODE");
     if (!workspace)
         return 0;
@@ -162,17 +163,10 @@ int aka_reviewer_ledger_append(const char *workspace, enum aka_reviewer r, const
                             "usage", aka_token_usage_to_json(u));
     json_object_set_new(doc, "episode",
                         episode && *episode ? json_integer(atoll(episode)) : json_null());
-    aka_json_dump_compact(doc, &line);
-    strbuf_addch(&line, '\n');
-    json_decref(doc);
     aka_path_join(&path, workspace, LEDGER_FILE);
-    /* One write(2) of one line with O_APPEND: concurrent reviewers never interleave. */
-    int fd = open(path.buf, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    int rc = fd >= 0 && aka_write_all(fd, line.buf, line.len) == 0 && fsync(fd) == 0 ? 0 : -1;
-    if (fd >= 0)
-        close(fd);
+    int rc = aka_jsonl_append(path.buf, doc, true, &ignored);
+    json_decref(doc);
     strbuf_release(&path);
-    strbuf_release(&line);
     return rc;
 }
 

@@ -77,21 +77,6 @@ static json_t *record_base(const char *event)
     return r;
 }
 
-static int append_line(const char *path, const json_t *rec, struct aka_err *err)
-{
-    struct strbuf line = STRBUF_INIT;
-    aka_json_dump_compact(rec, &line);
-    strbuf_addch(&line, '\n');
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), rc = 0;
-    if (fd < 0 || write(fd, line.buf, line.len) != (ssize_t)line.len)
-        rc = aka_err_set(err, AKA_EXIT_ENV, "%s: cannot append to the trace file: %s", path,
-                         strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    strbuf_release(&line);
-    return rc;
-}
-
 static int check_phase(const char *action, const char *phase, struct aka_err *err)
 {
     if (!action || (strcmp(action, "start") != 0 && strcmp(action, "end") != 0))
@@ -121,7 +106,7 @@ int aka_trace_phase(const char *trace_file, const char *action, const char *phas
     json_object_set_new(rec, "action", json_string(action));
     json_object_set_new(rec, "marker_id", json_string(id));
     json_object_set_new(rec, "measurement", json_string("explicit"));
-    int rc = append_line(trace_file, rec, err);
+    int rc = aka_jsonl_append(trace_file, rec, false, err);
     json_decref(rec);
     if (rc < 0)
         return -1;
@@ -152,7 +137,7 @@ int aka_trace_source_read(const char *trace_file, const char *kind, const char *
     json_t *rec = record_base("source_read");
     json_object_set_new(rec, "kind", json_string(kind));
     json_object_set_new(rec, "ref", json_string(ref));
-    int rc = append_line(trace_file, rec, err);
+    int rc = aka_jsonl_append(trace_file, rec, false, err);
     json_decref(rec);
     return rc;
 }

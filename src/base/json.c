@@ -4,9 +4,12 @@
 #include "base/json.h"
 #include "base/fs.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define JSON_LOAD_FLAGS JSON_REJECT_DUPLICATES
 
@@ -331,5 +334,37 @@ int aka_json_write_file(const char *path, const json_t *v, struct aka_err *err)
     strbuf_addch(&sb, '\n');
     rc = aka_write_file_atomic(path, sb.buf, sb.len, 0644, err);
     strbuf_release(&sb);
+    return rc;
+}
+
+/* The directory part of path ("." when it has none). */
+static void parent_dir(const char *path, struct strbuf *dir)
+{
+    const char *slash = strrchr(path, '/');
+    strbuf_reset(dir);
+    if (!slash)
+        strbuf_addch(dir, '.');
+    else
+        strbuf_add(dir, path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+int aka_jsonl_append(const char *path, const json_t *rec, bool durable, struct aka_err *err)
+{
+    struct strbuf line = STRBUF_INIT, dir = STRBUF_INIT;
+    bool existed = aka_exists(path);
+    int rc = 0;
+    aka_json_dump_compact(rec, &line);
+    strbuf_addch(&line, '\n');
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0 || aka_write_all(fd, line.buf, line.len) < 0 || (durable && fsync(fd) < 0))
+        rc =
+            aka_err_set(err, AKA_EXIT_ENV, "%s: cannot append a record: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    parent_dir(path, &dir);
+    if (rc == 0 && durable && !existed)
+        rc = aka_fsync_dir(dir.buf, err);
+    strbuf_release(&line);
+    strbuf_release(&dir);
     return rc;
 }

@@ -40,6 +40,12 @@ int aka_json_load_buf(const char *label, const char *buf, size_t len, json_t **o
 typedef int (*aka_jsonl_fn)(json_t *obj, size_t lineno, void *data, struct aka_err *err);
 int aka_jsonl_foreach(const char *path, aka_jsonl_fn fn, void *data, struct aka_err *err);
 
+/* Append rec as one compact line to a JSONL ledger: one write(2) with O_APPEND,
+ * so concurrent writers (an agent's `aka eval`s, reviewers, trace markers) never
+ * interleave. durable: fsync the file, and its directory when the file is new.
+ * Errors name the file and what failed; code 75 (an environment failure). */
+int aka_jsonl_append(const char *path, const json_t *rec, bool durable, struct aka_err *err);
+
 /* "parent.key" (or "key" at the root) and "parent[i]", written into out. */
 void jpath_key(struct strbuf *out, const char *parent, const char *key);
 void jpath_index(struct strbuf *out, const char *parent, size_t index);

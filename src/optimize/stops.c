@@ -14,6 +14,7 @@
  * pending conversion suppresses the stall stop and turns the budget stops into
  * errors (a mandatory conversion that never landed is a failed campaign).
  */
+#include "agents/agents.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "optimize/internal.h"
@@ -201,15 +202,19 @@ static bool stall_stop(const struct aka_optimize_opts *o, const struct aka_stops
     return true;
 }
 
+/* Every agent session counts toward --token-budget: V1 and the episodes are in
+ * state.json's "tokens"; plan reviewers append to their own ledger because they
+ * run inside an agent's session, beside the supervisor's writes of state.json. */
 static bool budget_stop(const struct aka_optimize_opts *o, const struct aka_episode_counters *c,
-                        long latest, char *reason, size_t len)
+                        long long reviewer_tokens, long latest, char *reason, size_t len)
 {
+    long long tokens = c->tokens + reviewer_tokens;
     if (latest >= o->max_iters) {
         snprintf(reason, len, "budget: max-iters (v%ld >= %d)", latest, o->max_iters);
         return true;
     }
-    if (o->token_budget > 0 && c->tokens >= o->token_budget) {
-        snprintf(reason, len, "budget: token-budget (%lld >= %lld tokens)", c->tokens,
+    if (o->token_budget > 0 && tokens >= o->token_budget) {
+        snprintf(reason, len, "budget: token-budget (%lld >= %lld tokens)", tokens,
                  o->token_budget);
         return true;
     }
@@ -233,7 +238,7 @@ int aka_stops_check(struct aka_run *r, const struct aka_optimize_opts *o, struct
         return -1;
     if (stall_stop(o, s, c, latest_is_blocked(r->ws.buf, latest), reason, len))
         return 1;
-    if (!budget_stop(o, c, latest, reason, len))
+    if (!budget_stop(o, c, aka_plan_reviewer_tokens(r->ws.buf), latest, reason, len))
         return 0;
     if (s->conversion == AKA_CONVERSION_PENDING)
         return aka_err_set(err, AKA_EXIT_FAILED,

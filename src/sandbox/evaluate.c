@@ -1142,31 +1142,16 @@ int aka_eval_record_append(const char *path, const struct aka_eval_request *req,
                            const struct aka_eval_outcome *o, const char *episode,
                            struct aka_err *err)
 {
-    struct strbuf line = STRBUF_INIT, dir = STRBUF_INIT;
+    struct strbuf dir = STRBUF_INIT;
     json_t *rec = record_json(req, o, episode);
-    int rc = -1, fd = -1;
+    int rc = -1;
     const char *slash = strrchr(path, '/');
-    aka_json_dump_compact(rec, &line);
-    strbuf_addch(&line, '\n');
     strbuf_add(&dir, path, slash ? (size_t)(slash - path) : 1);
     if (!slash)
         strbuf_reset(&dir), strbuf_addch(&dir, '.');
-    bool existed = aka_exists(path);
-    if (aka_mkdir_p(dir.buf, 0755, err) < 0)
-        goto out;
-    /* One write() of the whole line with O_APPEND: concurrent evaluations never interleave. */
-    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, line.buf, line.len) != (ssize_t)line.len || fsync(fd) < 0) {
-        aka_err_set(err, AKA_EXIT_ENV, "%s: cannot append the evaluation: %s", path,
-                    strerror(errno));
-        goto out;
-    }
-    rc = existed ? 0 : aka_fsync_dir(dir.buf, err);
-out:
-    if (fd >= 0)
-        close(fd);
+    if (aka_mkdir_p(dir.buf, 0755, err) == 0)
+        rc = aka_jsonl_append(path, rec, true, err);
     json_decref(rec);
-    strbuf_release(&line);
     strbuf_release(&dir);
     return rc;
 }

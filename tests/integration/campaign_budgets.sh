@@ -109,6 +109,13 @@ campaign "$PIVOT" --max-iters 9 --fast-episodes 0 --token-budget 400
 stopped "budget: token-budget (471 >= 400 tokens)"
 [ "$(latest)" = 3 ] || fail "token budget 400: v$(latest)"
 [ "$(state tokens)" = 471 ] || fail "tokens after three sessions: $(state tokens)"
+# Plan reviewers spend the same budget through their own ledger (src/agents/reviewers.c).
+printf '{"at":"2026-12-02T00:00:00Z","reviewer":"codex","purpose":"review","tokens":100,"usage":{},"episode":3}\n' \
+  >>"$WS/.aka/reviewer_tokens.jsonl"
+campaign "$PIVOT" --max-iters 9 --fast-episodes 0 --token-budget 560
+stopped "budget: token-budget (571 >= 560 tokens)"
+[ "$(latest)" = 3 ] || fail "reviewer tokens were not counted: v$(latest)"
+rm "$WS/.aka/reviewer_tokens.jsonl"
 [ "$(grep -c 'target-util: inactive' "$TMP/err")" = 1 ] || fail "target-util inactive said twice"
 
 # ---- --max-stall ----------------------------------------------------------------------
