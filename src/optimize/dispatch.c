@@ -199,13 +199,18 @@ static void outcome_line(const char *log, struct strbuf *out)
             end = end ? end : text.buf + text.len;
             if (end == p)
                 continue;
-            last = p, last_end = end;
-            if (starts(p, end, "campaign stopped: ") || starts(p, end, "aka: "))
-                best = p, best_end = end;
+            last = p;
+            last_end = end;
+            if (starts(p, end, "campaign stopped: ") || starts(p, end, "aka: ")) {
+                best = p;
+                best_end = end;
+            }
         }
     }
-    if (!best)
-        best = last, best_end = last_end;
+    if (!best) {
+        best = last;
+        best_end = last_end;
+    }
     if (best)
         strbuf_add(out, best, (size_t)(best_end - best));
     strbuf_release(&text);

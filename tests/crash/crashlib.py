@@ -2,8 +2,8 @@
 """crashlib.py — what tests/integration/campaign_crash.sh does between kills, in one
 python start (a start costs ~0.3 s on a loaded 2-core VM, and there are 50+ kills).
 
-  after-kill WS KIND GROUPS   print the phase the supervisor was killed in (first line),
-                              add the agent groups of WS's active record to GROUPS, check
+  after-kill WS KIND GROUPS   print the phase the supervisor was killed in and how many
+                              recorded agent groups outlived it (first line), add the groups of WS's active record to GROUPS, check
                               the invariants (--mid-campaign) and settle GROUPS; exit 1
                               printing every violation
   settle WS GROUPS            the agent groups of an episode that WS no longer has in
@@ -101,14 +101,16 @@ def settle(ws, path):
 
 
 def after_kill(ws, kind, path):
-    print(phase(ws, kind))
     a = active(ws)
     rows = read_rows(path)
+    orphans = 0
     for g in (a or {}).get("agent_groups") or []:
         r = (g["pgid"], g["start_ticks"], a["episode"])
+        orphans += bool(live(r[0], r[1]))
         if r not in rows:
             rows.append(r)
     write_rows(path, rows)
+    print(phase(ws, kind), orphans)
     c = check_invariants.Checker(ws, True)
     try:
         c.run()

@@ -121,7 +121,7 @@ export AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG=/dev/null AKA_FAKE_ST
 # (then the delay is only a bound), so that short phases are hit too.
 AIMS=(any any any any preparing verifying promoting recording recorded)
 declare -A HIST=()
-kills=0 runs=0 campaigns=0 finished=0
+kills=0 runs=0 campaigns=0 finished=0 orphans=0
 latest() { git -C "$1" ls-tree --name-only HEAD memory/ 2>/dev/null | grep -cE '^memory/v[0-9]+\.json$' || true; }
 # One campaign to --max-iters N in a fresh workspace: runs of `aka optimize`, each SIGKILLed
 # after a random delay unless it stops by itself first, until one stops cleanly. Kills that
@@ -162,9 +162,10 @@ campaign() {
       { wait "$sup" || rc=$?; } 2>/dev/null
       if [ "$rc" = 137 ]; then # killed (not stopped by itself before the signal)
         kills=$((kills + 1))
-        local ph ok=0
+        local ph alive ok=0
         $LIB after-kill "$ws" "$kind" "$TMP/groups" >"$TMP/check" || ok=$?
-        ph=$(head -1 "$TMP/check")
+        read -r ph alive <"$TMP/check"
+        orphans=$((orphans + alive))
         HIST[$ph]=$((${HIST[$ph]:-0} + 1))
         [ -z "${AKA_CRASH_VERBOSE:-}" ] ||
           echo "$(($(date +%s) - START))s kill $kills: $kind c$campaigns v$have+ after $ms ms in $ph"
@@ -224,6 +225,10 @@ git -C "$V/kernel_opt_vector_add_c_cpu" reset -q --mixed HEAD~1 # undo the measu
   --max-iters 0 >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 window: rerun"; }
 $CHECK "$V/kernel_opt_vector_add_c_cpu" >"$TMP/check" || fail "V0 window: $(cat "$TMP/check")"
 
+# Agents that outlived their supervisor were seen (and, by the settle checks, ended).
+[ "$orphans" -gt 0 ] || [ "$kills" -lt 20 ] || fail "no kill left an agent running: nothing proven"
+
 echo "campaign_crash: $kills kills over $runs runs in $campaigns campaigns ($finished stopped" \
-  "cleanly), seed $SEED, $(($(date +%s) - START)) s; kills by phase:"
+  "cleanly), $orphans agent groups outlived their supervisor and were ended on resume," \
+  "seed $SEED, $(($(date +%s) - START)) s; kills by phase:"
 for ph in "${!HIST[@]}"; do printf '  %-18s %d\n' "$ph" "${HIST[$ph]}"; done | sort
