@@ -157,6 +157,59 @@ static int native_kernel(const struct aka_operator *op, const char *ws, const ch
     return rc;
 }
 
+/* The SOL V0 kernel (upstream's route A, described there, written here): the
+ * reference with its top-level `def run(` renamed to `_ref`, then a
+ * destination-passing run(<inputs>, <outputs>) — the calling convention the SOL
+ * evaluator uses by default — that copies _ref's results into the outputs the
+ * evaluator allocated. Slice assignment keeps the caller's tensors (and casts). */
+static void sol_v0_text(const struct aka_operator *op, struct strbuf *out)
+{
+    const char *ref = op->sol.reference;
+    for (const char *line = ref; *line;) {
+        size_t n = strcspn(line, "\n");
+        if (strncmp(line, "def run(", 8) == 0)
+            strbuf_addstr(out, "def _ref("), strbuf_add(out, line + 8, n - 8);
+        else
+            strbuf_add(out, line, n);
+        strbuf_addch(out, '\n');
+        line += n + (line[n] == '\n');
+    }
+    strbuf_addstr(out, "\n\n# V0: the reference above in destination-passing style.\ndef run(");
+    for (size_t i = 0; i < op->inputs.n + op->outputs.n; i++) {
+        bool is_in = i < op->inputs.n;
+        const char *name = is_in ? op->inputs.v[i].name : op->outputs.v[i - op->inputs.n].name;
+        strbuf_addf(out, "%s%s", i ? ", " : "", name);
+    }
+    strbuf_addstr(out, "):\n    result = _ref(");
+    for (size_t i = 0; i < op->inputs.n; i++)
+        strbuf_addf(out, "%s%s", i ? ", " : "", op->inputs.v[i].name);
+    strbuf_addstr(out, ")\n    results = result if isinstance(result, (tuple, list)) else (result,)\n"
+                       "    for dst, src in zip((");
+    for (size_t i = 0; i < op->outputs.n; i++)
+        strbuf_addf(out, "%s, ", op->outputs.v[i].name);
+    strbuf_addstr(out, "), results):\n        dst[...] = src\n");
+}
+
+static int sol_kernel(const struct aka_operator *op, const char *ws, const char *kernel,
+                      struct aka_err *err)
+{
+    struct strbuf text = STRBUF_INIT;
+    sol_v0_text(op, &text);
+    int rc = write_new(ws, kernel, text.buf, err);
+    strbuf_release(&text);
+    return rc;
+}
+
+static int v0_kernel(const struct aka_operator *op, const char *ws, const char *kernel,
+                     struct aka_err *err)
+{
+    if (op->layout == AKA_LAYOUT_NATIVE)
+        return native_kernel(op, ws, kernel, err);
+    if (op->layout == AKA_LAYOUT_SOL && op->sol.reference)
+        return sol_kernel(op, ws, kernel, err);
+    return copy_new(op->dir, "reference.py", ws, kernel, err);
+}
+
 int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
                               const struct aka_campaign *c, const char *notes, struct aka_err *err)
 {
@@ -170,9 +223,7 @@ int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
     for (size_t i = 0; rc == 0 && i < inputs.n; i++)
         rc = copy_new(op->dir, inputs.v[i], ws, inputs.v[i], err);
     if (rc == 0)
-        rc = op->layout == AKA_LAYOUT_NATIVE
-                 ? native_kernel(op, ws, c->kernel, err)
-                 : copy_new(op->dir, "reference.py", ws, c->kernel, err);
+        rc = v0_kernel(op, ws, c->kernel, err);
     readme(op, c, notes, &text);
     if (rc == 0)
         rc = write_new(ws, "README.md", text.buf, err);

@@ -12,6 +12,7 @@
  */
 #include "agents/agents.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "optimize/internal.h"
 
 #include <stdarg.h>
@@ -35,7 +36,53 @@ struct handoff_check {
     struct strbuf handoff, journal;
 };
 
-/* Load the handoff and the journal and run the contracts' terminal validation. */
+struct eval_count {
+    const char *episode; /* the episode number as `aka eval` records it: $ATREX_AKA_EPISODE */
+    size_t n;
+};
+
+/* One line of evaluations.jsonl: counted when it is a record of this episode. */
+static int count_eval_record(json_t *obj, size_t lineno, void *data, struct aka_err *err)
+{
+    (void)lineno;
+    (void)err;
+    struct eval_count *c = data;
+    const char *episode = json_string_value(json_object_get(obj, "episode"));
+    c->n += episode && strcmp(episode, c->episode) == 0;
+    return 0;
+}
+
+/*
+ * The fast completion gate (DESIGN §3; upstream §2.4): a fast episode is exactly fast_trials
+ * plan -> implement -> evaluate trials, so a handoff other than blocked needs at least that
+ * many journal experiments and as many `aka eval` records of this episode in the worktree's
+ * evaluations.jsonl. Only blocked (infrastructure, authority) may end early; a pivot after two
+ * trials is the broken contract the gate exists for, so pivot gets no exemption. The count is
+ * the episode's own (fast_trials in the active record), not the current command line's.
+ */
+static int fast_gate(const struct aka_episode *ep, const struct aka_handoff *h, size_t experiments,
+                     struct aka_err *err)
+{
+    struct strbuf path = STRBUF_INIT;
+    char number[24];
+    struct eval_count evals = {number, 0};
+    if (ep->kind != AKA_EPISODE_FAST || ep->fast_trials <= 0 || h->status == AKA_HANDOFF_BLOCKED)
+        return 0;
+    snprintf(number, sizeof(number), "%ld", ep->number);
+    aka_path_join(&path, ep->worktree.buf, ".aka/evaluations.jsonl");
+    int rc =
+        aka_is_file(path.buf) ? aka_jsonl_foreach(path.buf, count_eval_record, &evals, err) : 0;
+    size_t want = (size_t)ep->fast_trials;
+    if (rc == 0 && (experiments < want || evals.n < want))
+        rc = aka_err_set(err, AKA_EXIT_FAILED,
+                         "fast episode needs %zu trials: journal has %zu experiments, "
+                         "evaluations.jsonl has %zu records of this episode",
+                         want, experiments, evals.n);
+    strbuf_release(&path);
+    return rc;
+}
+
+/* Load the handoff and the journal, run the contracts' terminal validation, then the gate. */
 static int validate_handoff(const struct handoff_check *hc, struct aka_handoff *h,
                             struct aka_err *err)
 {
@@ -48,6 +95,8 @@ static int validate_handoff(const struct handoff_check *hc, struct aka_handoff *
         aka_journal_load(hc->journal.buf, &j, err) < 0)
         return -1;
     int rc = aka_handoff_check_journal(hc->handoff.buf, h, hc->journal.buf, &j, &ids, err);
+    if (rc == 0)
+        rc = fast_gate(hc->ep, h, j.experiment_count, err);
     aka_journal_release(&j);
     return rc;
 }
@@ -68,6 +117,8 @@ static void agent_env(struct aka_run *r, const struct aka_episode *ep, struct st
     strvec_pushf(env, "ATREX_AKA_WORKSPACE=%s", r->ws.buf);
     strvec_pushf(env, "ATREX_AKA_WORKTREE=%s", ep->worktree.buf);
     strvec_pushf(env, "ATREX_AKA_EPISODE=%ld", ep->number);
+    if (ep->kind == AKA_EPISODE_FAST) /* what the gate counts; `aka tune-agent` runs that many */
+        strvec_pushf(env, "ATREX_AKA_FAST_TRIALS=%d", ep->fast_trials);
     /* `aka eval` in the session must use this campaign's asset tree. */
     strvec_pushf(env, "ATREX_AKA_HOME=%s", r->env.repo_root);
     /* ATREX_PLAN_REVIEW_{CODEX,QODER}_{ENABLED,REASON}: what the campaign-start probe found. */
@@ -99,8 +150,8 @@ static void record_agent_start(void *data, pid_t pgid, unsigned long long start_
     ep->groups[ep->n_groups++] = (struct aka_agent_group){pgid, start_ticks};
     ep->pgid = pgid;
     if (aka_episode_save_active(as->r, ep, &err) < 0) /* the agent runs on; say it is unrecorded */
-        aka_optimize_progress(as->r, "episode %ld: agent group %lld not recorded: %s",
-                              ep->number, (long long)pgid, err.msg);
+        aka_optimize_progress(as->r, "episode %ld: agent group %lld not recorded: %s", ep->number,
+                              (long long)pgid, err.msg);
 }
 
 static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
@@ -155,10 +206,16 @@ static void classify(struct aka_episode *ep, const struct aka_agent_session_resu
                    res->invocations, res->diagnosis);
     } else if (validate_handoff(hc, &h, &err) < 0) { /* re-read: the agent may still write */
         set_status(ep, AKA_MEM_INVALID_HANDOFF, "%s", err.msg);
-    } else if (h.status == AKA_HANDOFF_PIVOT) {
-        set_status(ep, AKA_MEM_PIVOT, "%s", "");
-    } else if (h.status == AKA_HANDOFF_BLOCKED) {
-        set_status(ep, AKA_MEM_BLOCKED, "%s", "");
+    } else if (h.status == AKA_HANDOFF_PIVOT || h.status == AKA_HANDOFF_BLOCKED) {
+        /* No candidate: the agent's own account (the finalized journal's summary) is
+         * the only "why" the record can carry, so it goes in as the reason. */
+        struct aka_journal j;
+        bool have = aka_journal_load(hc->journal.buf, &j, &err) == 0;
+        set_status(ep, h.status == AKA_HANDOFF_PIVOT ? AKA_MEM_PIVOT : AKA_MEM_BLOCKED, "%s: %s",
+                   h.status == AKA_HANDOFF_PIVOT ? "pivot" : "blocked",
+                   have && j.outcome_summary ? j.outcome_summary : "no summary");
+        if (have)
+            aka_journal_release(&j);
     } else {
         set_status(ep, AKA_MEM_PROMOTED, "%s", "");
         snprintf(ep->candidate, sizeof(ep->candidate), "%s", h.candidate_commit);
@@ -173,6 +230,10 @@ int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
     if (!res)
         return aka_err_set(err, AKA_EXIT_FAILED, "out of memory");
     struct handoff_check hc = {.ep = ep, .handoff = STRBUF_INIT, .journal = STRBUF_INIT};
+    /* Fixed before the first agent starts, whose active record then carries it: a resumed
+     * episode is held to the trial count it was briefed with, not a later command line's. */
+    if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials <= 0)
+        ep->fast_trials = o->fast_trials;
     aka_path_join(&hc.handoff, ep->worktree.buf, ".aka/handoff.json");
     aka_path_join(&hc.journal, ep->worktree.buf, ".aka/journal.json");
     int rc = run_agent(r, o, ep, &hc, res, err);

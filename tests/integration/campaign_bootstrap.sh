@@ -77,3 +77,17 @@ flock "$WS/.aka/supervisor.lock" "$AKA" optimize "${ARGS[@]}" >/dev/null 2>"$TMP
 [ "$rc" = 75 ] || fail "locked workspace: exit $rc $(cat "$TMP/err4")"
 echo "ok: a locked campaign is refused (75)"
 
+
+# 5. SOL V0: the reference wrapped in destination-passing style (the SOL evaluator
+# calls run(*inputs, *outputs)); the V0 measurement itself needs a GPU, so on a
+# machine without one the campaign stops at it (75) after the source commit.
+rc=0
+"$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platform nvidia/h200 --framework Triton \
+    --agent-cli builtin --max-iters 2 --workspace "$TMP/sol" >/dev/null 2>"$TMP/err5" || rc=$?
+K=$(ls -d "$TMP"/sol/kernel_opt_rope_*)/kernel.py
+[ -f "$K" ] || fail "SOL V0: no kernel.py ($(cat "$TMP/err5"))"
+grep -q '^def _ref(q, cos, sin):' "$K" || fail "SOL V0: the reference entry was not renamed"
+grep -q '^def run(q, cos, sin, out):' "$K" || fail "SOL V0: no destination-passing run"
+python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' "$K" || fail "SOL V0: not Python"
+[ -e /dev/nvidiactl ] || [ "$rc" = 75 ] || fail "SOL V0 without a GPU: exit $rc"
+echo "ok: the SOL V0 kernel is the reference in destination-passing style"

@@ -217,8 +217,14 @@ static void test_bundled_seeds(void **state)
     static const struct {
         const char *path;
         size_t knobs, configs;
-    } seeds[] = {{"examples/ops/matmul/seeds/C/kernel.c", 3, 36},
-                 {"examples/ops/row_softmax/seeds/C/kernel.c", 2, 8}};
+    } seeds[] = {/* every bundled seed: the built-in agent tunes each of them */
+                 {"examples/ops/matmul/seeds/C/kernel.c", 3, 36},
+                 {"examples/ops/row_softmax/seeds/C/kernel.c", 2, 8},
+                 {"examples/ops/vector_add/seeds/C/kernel.c", 1, 4},
+                 {"examples/ops/row_sum_cuda/seeds/Cuda/kernel.cu", 1, 4},
+                 {"examples/ops/rmsnorm/seeds/Triton/kernel.py", 1, 3},
+                 {"examples/ops/silu_and_mul/seeds/Triton/kernel.py", 1, 3},
+                 {"examples/ops/rope/seeds/Triton/kernel.py", 1, 3}};
     for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
         struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
         struct aka_knob_space s;

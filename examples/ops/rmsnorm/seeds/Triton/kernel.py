@@ -8,6 +8,9 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 
+# aka:tune NUM_WARPS in {4, 8, 16}
+NUM_WARPS = 4
+
 
 @triton.jit
 def _rmsnorm_row(x_ptr, w_ptr, out_ptr, stride_x, stride_out, n_cols, eps,
@@ -32,8 +35,7 @@ class Model(nn.Module):
         x2 = x.reshape(-1, n).contiguous()
         out = torch.empty_like(x2)
         block = triton.next_power_of_2(n)
-        # aka:tune num_warps in {4, 8, 16}
-        num_warps = 4 if block <= 2048 else (8 if block <= 8192 else 16)
+        num_warps = NUM_WARPS
         _rmsnorm_row[(x2.shape[0],)](x2, weight, out, x2.stride(0), out.stride(0), n, self.eps,
                                      BLOCK=block, num_warps=num_warps)
         return out.reshape(x.shape)

@@ -9,6 +9,9 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 
+# aka:tune BLOCK in {512, 1024, 2048}
+BLOCK = 1024
+
 
 @triton.jit
 def _silu_and_mul(x_ptr, out_ptr, stride_x, stride_out, d, BLOCK: tl.constexpr):
@@ -29,8 +32,7 @@ class Model(nn.Module):
         d = x.shape[-1] // 2
         x2 = x.reshape(-1, 2 * d).contiguous()
         out = torch.empty((x2.shape[0], d), dtype=x.dtype, device=x.device)
-        # aka:tune BLOCK in {512, 1024, 2048}
-        block = 1024
+        block = BLOCK
         grid = (x2.shape[0], triton.cdiv(d, block))
         _silu_and_mul[grid](x2, out, x2.stride(0), out.stride(0), d, BLOCK=block, num_warps=4)
         return out.reshape(*x.shape[:-1], d)
