@@ -1,10 +1,13 @@
 /*
  * episode_verify.c — does the candidate beat the incumbent? (DESIGN §5)
  *
- *   fast        the newest passing `aka eval` record in the worktree's
- *               evaluations.jsonl whose kernel_sha256 is the hash of the
- *               committed candidate kernel, against the canonical incumbent
- *               record: turnaround over statistical rigour, as upstream;
+ *   fast        the agent must have left a passing `aka eval` record in the
+ *               worktree's evaluations.jsonl whose kernel_sha256 is the hash
+ *               of the committed candidate kernel (upstream's evidence rule);
+ *               then the supervisor evaluates those committed bytes once
+ *               itself (the agent could have written the record) and that
+ *               result must beat the canonical incumbent record by score and
+ *               by its own latency: turnaround over statistical rigour;
  *   full, goal  same-allocation ABBA: the supervisor itself evaluates the
  *               incumbent and candidate kernel bytes (taken from their
  *               commits, never from the worktree) I C C I per repeat, every
@@ -118,6 +121,37 @@ static int incumbent_record(struct aka_run *r, long below, struct aka_memory_rec
     return -1;
 }
 
+/* One evaluation run by the supervisor itself (fast re-run, ABBA runs). out must be
+ * initialized; the caller releases it. */
+static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o, const char *kernel,
+                           struct aka_eval_outcome *out, struct aka_err *err)
+{
+    struct aka_eval_request req = {
+        .op_dir = r->camp.op_dir,
+        .kernel = kernel,
+        .framework = r->camp.framework,
+        .platform = r->camp.platform,
+        .repo_root = r->env.repo_root,
+        .multi_seed = 1,
+        .timed_runs = -1,
+        .warmup = -1,
+        .isolation = strcmp(r->camp.sandbox_isolation, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP,
+        .timeout_s = o->verify_run_timeout,
+    };
+    return aka_evaluate(&req, out, err);
+}
+
+/* The kernel's own geomean latency change; "not measured" when either side lacks it. */
+static double improvement_by_latency(const struct aka_result *c, const struct aka_memory_record *m,
+                                     const char **basis)
+{
+    *basis = "latency_us_geomean";
+    if (!aka_measured(c->latency_us_geomean) || !aka_measured(m->latency_us_geomean) ||
+        !(m->latency_us_geomean > 0))
+        return AKA_MISSING;
+    return 100.0 * (m->latency_us_geomean - c->latency_us_geomean) / m->latency_us_geomean;
+}
+
 /* Score = mean over shapes of reference/candidate (DESIGN §5); latency when a score is missing. */
 static double improvement(const struct aka_result *c, const struct aka_memory_record *m,
                           const char **basis)
@@ -127,22 +161,18 @@ static double improvement(const struct aka_result *c, const struct aka_memory_re
         *basis = "performance_score";
         return 100.0 * (c->performance_score / m->performance_score - 1.0);
     }
-    *basis = "latency_us_geomean";
-    return 100.0 * (m->latency_us_geomean - c->latency_us_geomean) / m->latency_us_geomean;
+    return improvement_by_latency(c, m, basis);
 }
 
 static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
-                        struct aka_episode *ep, json_t *res, const char *sha)
+                        struct aka_episode *ep, const struct aka_result *cand, const char *sha)
 {
     struct aka_memory_record m;
-    struct aka_result c;
-    struct aka_err ignored = AKA_ERR_INIT;
+    const struct aka_result c = *cand; /* read-only view; released by the caller */
     const char *basis = "none";
     int iv = incumbent_record(r, ep->version, &m);
-    if (iv < 0 || aka_result_from_json("evaluations.jsonl", res, &c, &ignored) < 0) {
+    if (iv < 0) {
         reject(ep, "fast verification: no complete passing canonical incumbent record");
-        if (iv >= 0)
-            aka_memory_release(&m);
         return;
     }
     double pct = improvement(&c, &m, &basis);
@@ -153,20 +183,71 @@ static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
                     num_or_null(c.performance_score), "incumbent_score",
                     num_or_null(m.performance_score), "incumbent_version", (json_int_t)iv));
     json_object_set_new(ep->verification, "improvement_pct", num_or_null(pct));
-    if (!(pct > o->min_improvement_pct) &&
+    /* The score is relative to the reference, which every run re-times: a noisy
+     * reference can lift a score while the kernel itself got slower (seen on the
+     * H200: rmsnorm +32% by score, 21% slower by geomean latency). So the kernel's
+     * own latency must improve by the same margin too. */
+    const char *lat_basis = NULL;
+    double lat_pct = improvement_by_latency(&c, &m, &lat_basis);
+    json_object_set_new(ep->verification, "latency_improvement_pct", num_or_null(lat_pct));
+    bool faster = pct > o->min_improvement_pct &&
+                  (!aka_measured(lat_pct) || lat_pct > o->min_improvement_pct);
+    if (!faster &&
         !aka_conversion_accepts(r, c.latency_us_geomean, m.latency_us_geomean, ep->verification)) {
         char why[256];
-        snprintf(why, sizeof(why), "fast verification: %+.2f%% (%s) is not above %.2f%%", pct,
-                 basis, o->min_improvement_pct);
+        if (!(pct > o->min_improvement_pct))
+            snprintf(why, sizeof(why), "fast verification: %+.2f%% (%s) is not above %.2f%%", pct,
+                     basis, o->min_improvement_pct);
+        else
+            snprintf(why, sizeof(why),
+                     "fast verification: %+.2f%% by %s but %+.2f%% by %s, not above %.2f%%", pct,
+                     basis, lat_pct, lat_basis, o->min_improvement_pct);
         reject(ep, why);
     } else {
         ep->promoted_doc = aka_memory_doc_from_result(
             ep->version, AKA_MEM_PROMOTED, &c, ep->candidate, "fast_episode",
-            "fast episode: hash-matched evaluation beat the canonical incumbent");
+            "fast episode: the supervisor's evaluation beat the canonical incumbent");
         json_object_set_new(ep->verification, "kernel_sha256", json_string(sha));
     }
-    aka_result_release(&c);
     aka_memory_release(&m);
+}
+
+/* The committed candidate's bytes at <episode>/verify/candidate/<kernel>. */
+static int stage_candidate(struct aka_run *r, struct aka_episode *ep, const struct strbuf *blob,
+                           struct strbuf *path, struct aka_err *err)
+{
+    strbuf_addf(path, "%s/verify/candidate", ep->dir.buf);
+    int rc = aka_mkdir_p(path->buf, 0755, err);
+    strbuf_addf(path, "/%s", r->camp.kernel);
+    return rc < 0 ? -1 : aka_write_file_atomic(path->buf, blob->buf, blob->len, 0644, err);
+}
+
+/*
+ * Fast verification. The agent's hash-matched record is required (it proves the
+ * protocol was followed), but the agent runs on the host and could have written
+ * that file itself: the numbers that decide are the supervisor's own evaluation
+ * of the committed bytes, run here through the same sandbox.
+ */
+static int fast_rerun(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                      const struct strbuf *blob, const char *sha, struct aka_err *err)
+{
+    struct strbuf kernel = STRBUF_INIT;
+    struct aka_eval_outcome out;
+    aka_eval_outcome_init(&out);
+    int rc = stage_candidate(r, ep, blob, &kernel, err);
+    if (rc == 0)
+        rc = supervisor_eval(r, o, kernel.buf, &out, err);
+    if (rc == 0) {
+        json_object_set_new(ep->verification, "supervisor_eval_id", json_string(out.eval_id));
+        if (!out.result.all_pass || strcmp(out.kernel_sha256, sha) != 0)
+            reject(ep, "fast verification: the supervisor's own evaluation of the committed "
+                       "candidate did not pass");
+        else
+            fast_decide(r, o, ep, &out.result, sha);
+    }
+    aka_eval_outcome_release(&out);
+    strbuf_release(&kernel);
+    return rc;
 }
 
 static int verify_fast(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
@@ -187,7 +268,7 @@ static int verify_fast(struct aka_run *r, const struct aka_optimize_opts *o, str
             reject(ep, "fast verification: no complete passing `aka eval` record for the "
                        "committed candidate kernel (sha256 mismatch or failed evaluation)");
         else
-            fast_decide(r, o, ep, s.best, sha);
+            rc = fast_rerun(r, o, ep, &blob, sha, err);
     }
     json_decref(s.best);
     strbuf_release(&blob);
@@ -250,20 +331,8 @@ static int one_run(struct aka_run *r, const struct aka_optimize_opts *o, struct 
 {
     int side = slot == 1 || slot == 2; /* I C C I */
     struct aka_eval_outcome out;
-    struct aka_eval_request req = {
-        .op_dir = r->camp.op_dir,
-        .kernel = a->kernel[side].buf,
-        .framework = r->camp.framework,
-        .platform = r->camp.platform,
-        .repo_root = r->env.repo_root,
-        .multi_seed = 1,
-        .timed_runs = -1,
-        .warmup = -1,
-        .isolation = strcmp(r->camp.sandbox_isolation, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP,
-        .timeout_s = o->verify_run_timeout,
-    };
     aka_eval_outcome_init(&out);
-    int rc = aka_evaluate(&req, &out, err);
+    int rc = supervisor_eval(r, o, a->kernel[side].buf, &out, err);
     if (rc == 0) {
         *ok = out.result.all_pass && take_latencies(a, o, &out.result, rep * 4 + (size_t)slot);
         json_array_append_new(
