@@ -11,13 +11,14 @@ cmake --build build -j"$(nproc)"
 
 # The main job: a short campaign on the bundled native C matmul, on the CPU,
 # driven by the built-in tuner (no LLM, no network): V0, V1 from the seed
-# kernel, then two tuning episodes (--max-iters 3: v2, v3); a rerun resumes.
+# kernel, then up to eight tuning episodes (--max-iters 9: v2..v9), stopping
+# early after four in a row without a promotion; a rerun resumes.
 ws=${AKA_SETUP_WORKSPACE:-$PWD/build/campaigns}
 mkdir -p "$ws"
 echo
 echo "== aka optimize: examples/ops/matmul, CPU, built-in agent (workspace under $ws) =="
 ./build/aka optimize --op-dir examples/ops/matmul --platform cpu --framework C \
-  --agent-cli builtin --max-iters "${AKA_SETUP_MAX_ITERS:-3}" --workspace "$ws"
+  --agent-cli builtin --max-iters "${AKA_SETUP_MAX_ITERS:-9}" --max-stall 4 --workspace "$ws"
 ./build/aka status "$ws/kernel_opt_matmul_c_cpu"
 
 echo

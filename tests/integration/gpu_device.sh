@@ -98,20 +98,18 @@ fi
 # ---- 2. short built-in campaigns, one per layout -----------------------------------------------
 campaign() { # OP FRAMEWORK
   local op=$1 fw=$2 ws
-  local lower
-  lower=$(tr 'A-Z' 'a-z' <<<"$fw")
   echo "campaign $op ($fw) on $PLATFORM ..."
   "$AKA_BIN" optimize --repo-root "$AKA_SOURCE_DIR" --op-dir "$AKA_SOURCE_DIR/examples/ops/$op" \
     --platform "$PLATFORM" --framework "$fw" --agent-cli builtin --max-iters 2 \
     --workspace "$tmp/camp" >"$tmp/$op.out" 2>"$tmp/$op.err" || {
     tail -20 "$tmp/$op.err"
-    for f in "$tmp/camp"/kernel_opt_"${op}"*/memory/v*.failed.json; do
+    for f in "$tmp/camp"/kernel_opt_*/memory/v*.failed.json; do
       [ -f "$f" ] && { echo "== $f"; head -c 4000 "$f"; echo; }
     done
     fail "campaign $op exited non-zero"
   }
   cat "$tmp/$op.err" "$tmp/$op.out"
-  ws=$(ls -d "$tmp/camp"/kernel_opt_"${op}"_"${lower}"_* | head -1)
+  ws=$(sed -n 's/^aka optimize: workspace //p' "$tmp/$op.err" | head -1)
   [ -d "$ws" ] || fail "campaign $op: no workspace"
   "$AKA_BIN" status "$ws"
   "$AKA_BIN" status "$ws" --json >"$tmp/$op.status.json"
