@@ -124,7 +124,7 @@ struct aka_tune_agent_opts {
     const char *journal;            /* NULL: <worktree>/.aka/journal.json */
     const char *handoff;            /* NULL: <worktree>/.aka/handoff.json */
     const struct strvec *eval_args; /* extra `aka eval` flags (--shape-id, --timed-runs, ...) */
-    int trials;                     /* trials per episode (> 0) */
+    int trials;                     /* trials per episode; 0: the default (tuner_agent.c) */
     double min_improvement_pct;     /* a trial must beat the incumbent by this much */
     long long episode;              /* < 0: from $ATREX_AKA_EPISODE or the brief */
     long long memory_version;       /* < 0: from the brief, else latest memory + 1 */

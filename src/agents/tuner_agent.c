@@ -4,7 +4,8 @@
  *   read the brief (kind, episode, memory version) and the campaign (kernel)
  *   → parse the knob space and the incumbent configuration from the kernel
  *   → gather every configuration already recorded → measure the incumbent
- *   → up to --trials trials, each one `aka eval` journalled
+ *   → up to --trials trials, each one `aka eval` journalled (a fast episode runs
+ *     exactly that many: with no untried configuration left, re-measurements)
  *   → a winner: rewrite the defaults, commit the kernel alone, `aka eval` the
  *     committed bytes without knobs, finalize, hand off candidate_ready
  *   → otherwise: finalize and hand off pivot, saying why.
@@ -169,6 +170,28 @@ static int resolve_episode(struct tune_ctx *c, const char *brief, struct aka_err
     return parse_kind(c->o->kind, brief, &c->kind, err);
 }
 
+/*
+ * --trials, else in a fast episode the supervisor's $ATREX_AKA_FAST_TRIALS (its completion
+ * gate wants that many trials), else 5.
+ */
+static int resolve_trials(struct tune_ctx *c, struct aka_err *err)
+{
+    const char *env = getenv("ATREX_AKA_FAST_TRIALS");
+    char *end = NULL;
+    c->trials = c->o->trials > 0 ? c->o->trials : 5;
+    if (c->o->trials > 0 || c->kind != AKA_EPISODE_FAST || !env || !*env)
+        return 0;
+    errno = 0;
+    long n = strtol(env, &end, 10);
+    if (errno || *end || n < 1 || n > 1000)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "ATREX_AKA_FAST_TRIALS: expected a whole number from 1 to 1000; got "
+                           "'%s'",
+                           env);
+    c->trials = (int)n;
+    return 0;
+}
+
 static int ctx_init(struct tune_ctx *c, const struct aka_tune_agent_opts *o, struct aka_err *err)
 {
     struct strbuf brief = STRBUF_INIT;
@@ -186,6 +209,8 @@ static int ctx_init(struct tune_ctx *c, const struct aka_tune_agent_opts *o, str
         rc = resolve_kernel(c, err);
     if (rc == 0)
         rc = resolve_episode(c, brief.buf, err);
+    if (rc == 0)
+        rc = resolve_trials(c, err);
     if (rc == 0) {
         aka_git_open(&g, c->worktree);
         rc = aka_git_rev_parse(&g, "HEAD", c->base_commit, err);
@@ -232,7 +257,7 @@ static json_t *experiment(const struct tune_ctx *c, const char *name, const stru
 static int search(struct tune_ctx *c, struct tune_trial *best, int *ran, struct aka_err *err)
 {
     uint64_t rng = 0x616b61ULL ^ (uint64_t)c->episode * 0x9E3779B97F4A7C15ULL;
-    for (*ran = 0; *ran < c->o->trials; (*ran)++) {
+    for (*ran = 0; *ran < c->trials; (*ran)++) {
         struct tune_trial t;
         char name[32];
         if (!next_config(c, *ran, best->idx, &rng, t.idx))
@@ -248,6 +273,37 @@ static int search(struct tune_ctx *c, struct tune_trial *best, int *ran, struct 
         fprintf(stderr, "aka tune-agent: %s %s\n", name, keep ? "is the best so far" : "rejected");
         if (keep)
             *best = t;
+    }
+    return 0;
+}
+
+/*
+ * A fast episode is exactly c->trials trials: the supervisor's completion gate rejects a
+ * pivot after fewer (DESIGN §3). When no untried configuration is left, the remaining trials
+ * re-measure the best configuration so far (knobs NULL: the kernel as committed): real
+ * evaluator runs, journalled as such, that show the run-to-run noise without repeating a
+ * proposal. They never replace the best: a second sample of one configuration is no search.
+ */
+static int remeasure(struct tune_ctx *c, const struct tune_trial *best, int from, int *again,
+                     struct aka_err *err)
+{
+    size_t defaults[AKA_TUNE_MAX_KNOBS];
+    aka_tune_defaults(&c->space, defaults);
+    bool incumbent = !best || memcmp(best->idx, defaults, c->space.n * sizeof(size_t)) == 0;
+    for (*again = 0; c->kind == AKA_EPISODE_FAST && from + *again < c->trials; (*again)++) {
+        struct tune_trial t;
+        char name[32];
+        if (tune_eval(c, incumbent ? NULL : best->idx, &t, err) < 0)
+            return -1;
+        snprintf(name, sizeof(name), "trial %d", from + *again + 1);
+        json_t *e = experiment(c, name, &t, "reject_and_continue");
+        json_object_set_new(e, "hypothesis",
+                            json_string("no untried configuration is left: re-measure the best "
+                                        "one so far (run-to-run noise), as the fast episode's "
+                                        "remaining trial"));
+        if (tune_journal_add(c, e, err) < 0)
+            return -1;
+        fprintf(stderr, "aka tune-agent: %s re-measured the best configuration\n", name);
     }
     return 0;
 }
@@ -297,7 +353,8 @@ static int promote(struct tune_ctx *c, const struct tune_trial *win, const struc
     return rc;
 }
 
-static int pivot(struct tune_ctx *c, int ran, const struct tune_trial *inc, struct aka_err *err)
+static int pivot(struct tune_ctx *c, int ran, int again, const struct tune_trial *inc,
+                 struct aka_err *err)
 {
     struct strbuf msg = STRBUF_INIT;
     if (ran == 0)
@@ -310,9 +367,27 @@ static int pivot(struct tune_ctx *c, int ran, const struct tune_trial *inc, stru
                     "%d %s trial(s) around the incumbent; none beat it (score %.4g) by "
                     "%.2f%%.",
                     ran, kind_names[c->kind], inc->score, c->o->min_improvement_pct);
+    if (again > 0)
+        strbuf_addf(&msg,
+                    " %d trial(s) re-measured the best configuration: no untried one was "
+                    "left.",
+                    again);
     int rc = tune_finish(c, AKA_HANDOFF_PIVOT, NULL, msg.buf, err);
     strbuf_release(&msg);
     return rc;
+}
+
+/* No verdict (bad flags, no sandbox, a failed commit): say so in the journal and hand off
+ * blocked, as an LLM agent would, then still fail with the error's exit status so the
+ * supervisor sees an environment problem (75) as one. */
+static int blocked(struct tune_ctx *c, struct aka_err *err)
+{
+    struct aka_err ignored = AKA_ERR_INIT;
+    json_t *e = json_pack("{s:s, s:s, s:s}", "name", "evaluation", "result", err->msg, "decision",
+                          "blocked");
+    if (tune_journal_add(c, e, &ignored) == 0)
+        tune_finish(c, AKA_HANDOFF_BLOCKED, NULL, err->msg, &ignored);
+    return -1;
 }
 
 /* Parse the knobs; a kernel without (valid) knobs ends the episode with an account. */
@@ -329,10 +404,13 @@ static int read_space(struct tune_ctx *c, bool *usable, struct aka_err *err)
         return tune_finish(c, AKA_HANDOFF_BLOCKED, NULL, why.msg, err);
     }
     if (c->space.n == 0) {
+        int again = 0;
         json_t *e = json_pack("{s:s, s:s, s:s}", "name", "read the knob space", "result",
                               "the kernel declares no aka:tune knobs", "decision", "pivot");
         if (tune_journal_add(c, e, err) < 0)
             return -1;
+        if (remeasure(c, NULL, 0, &again, err) < 0) /* fast: still exactly c->trials trials */
+            return blocked(c, err);
         return tune_finish(c, AKA_HANDOFF_PIVOT, NULL,
                            "Nothing to tune: the kernel declares no aka:tune knobs.", err);
     }
@@ -340,24 +418,11 @@ static int read_space(struct tune_ctx *c, bool *usable, struct aka_err *err)
     return 0;
 }
 
-/* No verdict (bad flags, no sandbox, a failed commit): say so in the journal and hand off
- * blocked, as an LLM agent would, then still fail with the error's exit status so the
- * supervisor sees an environment problem (75) as one. */
-static int blocked(struct tune_ctx *c, struct aka_err *err)
-{
-    struct aka_err ignored = AKA_ERR_INIT;
-    json_t *e = json_pack("{s:s, s:s, s:s}", "name", "evaluation", "result", err->msg, "decision",
-                          "blocked");
-    if (tune_journal_add(c, e, &ignored) == 0)
-        tune_finish(c, AKA_HANDOFF_BLOCKED, NULL, err->msg, &ignored);
-    return -1;
-}
-
 static int episode(struct tune_ctx *c, struct aka_err *err)
 {
     struct tune_trial inc, best;
     bool usable;
-    int ran = 0;
+    int ran = 0, again = 0;
     if (tune_journal_open(c, err) < 0 || read_space(c, &usable, err) < 0)
         return -1;
     if (!usable)
@@ -374,11 +439,11 @@ static int episode(struct tune_ctx *c, struct aka_err *err)
         tune_journal_add(c, experiment(c, "incumbent", &inc, "baseline"), err) < 0)
         return blocked(c, err);
     best = inc;
-    if (search(c, &best, &ran, err) < 0)
+    if (search(c, &best, &ran, err) < 0 || remeasure(c, &best, ran, &again, err) < 0)
         return blocked(c, err);
     if (tune_better(&best, &inc, c->o->min_improvement_pct))
         return promote(c, &best, &inc, err) < 0 ? blocked(c, err) : 0;
-    return pivot(c, ran, &inc, err);
+    return pivot(c, ran, again, &inc, err);
 }
 
 int aka_tune_agent_run(const struct aka_tune_agent_opts *o)

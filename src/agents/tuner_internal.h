@@ -18,6 +18,7 @@ struct tune_ctx {
     struct aka_knob_space space;
     struct aka_tune_history hist;
     long long episode, memory_version;
+    int trials; /* --trials, else $ATREX_AKA_FAST_TRIALS in a fast episode, else 5 */
     char base_commit[AKA_COMMIT_HEX_LEN + 1];
 };
 

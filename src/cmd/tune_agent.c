@@ -25,7 +25,9 @@ static const char usage_text[] =
     "  --brief FILE              the episode brief (kind, episode, memory version)\n"
     "  --worktree DIR            default $ATREX_AKA_WORKTREE, else the current directory\n"
     "  --episode-kind K          fast, full or goal (default: the brief's title)\n"
-    "  --trials N                trials per episode (default 5, as --fast-trials)\n"
+    "  --trials N                trials per episode (default: in a fast episode\n"
+    "                            $ATREX_AKA_FAST_TRIALS, the supervisor's --fast-trials;\n"
+    "                            else 5)\n"
     "  --min-improvement-pct P   margin over the incumbent to hand off (default 1)\n"
     "  --episode N               default $ATREX_AKA_EPISODE, else the brief's\n"
     "  --memory-version N        default the brief's memory/vN, else latest + 1\n"
@@ -108,7 +110,7 @@ static int parse_args(int argc, char **argv, struct tune_cli *t, struct aka_err 
 
 static int finish_opts(struct tune_cli *t, struct strbuf *self, struct aka_err *err)
 {
-    double trials = 5, pct = 1, ep = -1, mv = -1;
+    double trials = 0, pct = 1, ep = -1, mv = -1; /* trials 0: the tuner's default */
     if ((t->trials && parse_num("--trials", t->trials, 1, &trials, err) < 0) ||
         (t->pct && parse_num("--min-improvement-pct", t->pct, 0, &pct, err) < 0) ||
         (t->episode && parse_num("--episode", t->episode, 0, &ep, err) < 0) ||

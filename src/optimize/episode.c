@@ -235,20 +235,8 @@ void aka_episode_release(struct aka_episode *ep)
 static int play(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                 struct aka_err *err)
 {
-    if (aka_episode_session(r, o, ep, err) < 0)
-        return -1;
-    if (ep->status == AKA_MEM_PROMOTED) { /* a candidate_ready handoff: assess, then verify */
-        if (aka_episode_check_candidate(r, ep, err) < 0)
-            return -1;
-        aka_conversion_check_candidate(r, ep); /* latched: the candidate must be Gluon */
-        if (ep->status == AKA_MEM_PROMOTED) {
-            ep->phase = "verifying";
-            aka_episode_progress(r, ep, "candidate %.12s", ep->candidate);
-            if (aka_episode_save_active(r, ep, err) < 0 || aka_episode_verify(r, o, ep, err) < 0)
-                return -1;
-        }
-    }
-    return 0;
+    /* a candidate_ready handoff: assessed, then verified */
+    return aka_episode_session(r, o, ep, err) < 0 ? -1 : aka_episode_assess(r, o, ep, err);
 }
 
 int aka_episode_run(struct aka_run *r, const struct aka_optimize_opts *o,

@@ -192,6 +192,27 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
     return rc;
 }
 
+/* A handoff that passed validate_handoff: what it makes of the episode. */
+static void take_handoff(struct aka_episode *ep, const struct handoff_check *hc,
+                         const struct aka_handoff *h)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    if (h->status == AKA_HANDOFF_PIVOT || h->status == AKA_HANDOFF_BLOCKED) {
+        /* No candidate: the agent's own account (the finalized journal's summary) is
+         * the only "why" the record can carry, so it goes in as the reason. */
+        struct aka_journal j;
+        bool have = aka_journal_load(hc->journal.buf, &j, &err) == 0;
+        set_status(ep, h->status == AKA_HANDOFF_PIVOT ? AKA_MEM_PIVOT : AKA_MEM_BLOCKED, "%s: %s",
+                   h->status == AKA_HANDOFF_PIVOT ? "pivot" : "blocked",
+                   have && j.outcome_summary ? j.outcome_summary : "no summary");
+        if (have)
+            aka_journal_release(&j);
+    } else {
+        set_status(ep, AKA_MEM_PROMOTED, "%s", "");
+        snprintf(ep->candidate, sizeof(ep->candidate), "%s", h->candidate_commit);
+    }
+}
+
 static void classify(struct aka_episode *ep, const struct aka_agent_session_result *res,
                      const struct handoff_check *hc)
 {
@@ -206,20 +227,24 @@ static void classify(struct aka_episode *ep, const struct aka_agent_session_resu
                    res->invocations, res->diagnosis);
     } else if (validate_handoff(hc, &h, &err) < 0) { /* re-read: the agent may still write */
         set_status(ep, AKA_MEM_INVALID_HANDOFF, "%s", err.msg);
-    } else if (h.status == AKA_HANDOFF_PIVOT || h.status == AKA_HANDOFF_BLOCKED) {
-        /* No candidate: the agent's own account (the finalized journal's summary) is
-         * the only "why" the record can carry, so it goes in as the reason. */
-        struct aka_journal j;
-        bool have = aka_journal_load(hc->journal.buf, &j, &err) == 0;
-        set_status(ep, h.status == AKA_HANDOFF_PIVOT ? AKA_MEM_PIVOT : AKA_MEM_BLOCKED, "%s: %s",
-                   h.status == AKA_HANDOFF_PIVOT ? "pivot" : "blocked",
-                   have && j.outcome_summary ? j.outcome_summary : "no summary");
-        if (have)
-            aka_journal_release(&j);
     } else {
-        set_status(ep, AKA_MEM_PROMOTED, "%s", "");
-        snprintf(ep->candidate, sizeof(ep->candidate), "%s", h.candidate_commit);
+        take_handoff(ep, hc, &h);
     }
+}
+
+bool aka_episode_late_handoff(struct aka_episode *ep)
+{
+    struct handoff_check hc = {.ep = ep, .handoff = STRBUF_INIT, .journal = STRBUF_INIT};
+    struct aka_handoff h;
+    struct aka_err ignored = AKA_ERR_INIT; /* no valid handoff: the episode was interrupted */
+    aka_path_join(&hc.handoff, ep->worktree.buf, ".aka/handoff.json");
+    aka_path_join(&hc.journal, ep->worktree.buf, ".aka/journal.json");
+    bool found = aka_is_dir(ep->worktree.buf) && validate_handoff(&hc, &h, &ignored) == 0;
+    if (found)
+        take_handoff(ep, &hc, &h);
+    strbuf_release(&hc.handoff);
+    strbuf_release(&hc.journal);
+    return found;
 }
 
 int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
@@ -338,4 +363,19 @@ int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struc
     int rc = ep->status == AKA_MEM_PROMOTED ? check_diff(r, &g, ep, err) : 0;
     aka_git_close(&g);
     return rc;
+}
+
+int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       struct aka_err *err)
+{
+    if (ep->status != AKA_MEM_PROMOTED) /* pivot, blocked, invalid: nothing to verify */
+        return 0;
+    if (aka_episode_check_candidate(r, ep, err) < 0)
+        return -1;
+    aka_conversion_check_candidate(r, ep); /* latched: the candidate must be Gluon */
+    if (ep->status != AKA_MEM_PROMOTED)
+        return 0;
+    ep->phase = "verifying";
+    aka_episode_progress(r, ep, "candidate %.12s", ep->candidate);
+    return aka_episode_save_active(r, ep, err) < 0 ? -1 : aka_episode_verify(r, o, ep, err);
 }

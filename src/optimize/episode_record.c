@@ -35,12 +35,15 @@ static int require_head_is_base(const struct aka_git *g, const struct aka_episod
 
 static json_t *episode_object(const struct aka_episode *ep)
 {
-    return json_pack("{s:I, s:s, s:s, s:s, s:o, s:s, s:I, s:o}", "number", (json_int_t)ep->number,
-                     "kind", aka_episode_kind_names[ep->kind], "branch", ep->branch.buf,
-                     "base_commit", ep->base, "candidate_commit",
-                     ep->candidate[0] ? json_string(ep->candidate) : json_null(), "session_id",
-                     ep->session_id, "tokens", (json_int_t)ep->tokens, "violation",
-                     ep->violation[0] ? json_string(ep->violation) : json_null());
+    json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:o, s:s, s:I, s:o}", "number",
+                          (json_int_t)ep->number, "kind", aka_episode_kind_names[ep->kind],
+                          "branch", ep->branch.buf, "base_commit", ep->base, "candidate_commit",
+                          ep->candidate[0] ? json_string(ep->candidate) : json_null(), "session_id",
+                          ep->session_id, "tokens", (json_int_t)ep->tokens, "violation",
+                          ep->violation[0] ? json_string(ep->violation) : json_null());
+    if (ep->recovered_handoff) /* the agent finished after its supervisor stopped */
+        json_object_set_new(o, "recovered_terminal_handoff", json_true());
+    return o;
 }
 
 /* Unchanged incumbent: carry the newest passing record's measurements forward. */

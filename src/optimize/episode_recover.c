@@ -48,8 +48,7 @@ static void load_groups(json_t *doc, struct aka_episode *ep)
     {
         json_t *pgid = json_object_get(g, "pgid"), *ticks = json_object_get(g, "start_ticks");
         if (ep->n_groups < AKA_EPISODE_MAX_GROUPS && json_is_integer(pgid) &&
-            json_is_integer(ticks) && json_integer_value(pgid) > 1 &&
-            json_integer_value(ticks) > 0)
+            json_is_integer(ticks) && json_integer_value(pgid) > 1 && json_integer_value(ticks) > 0)
             ep->groups[ep->n_groups++] = (struct aka_agent_group){
                 json_integer_value(pgid), (unsigned long long)json_integer_value(ticks)};
     }

@@ -99,8 +99,7 @@ static json_t *groups_json(const struct aka_episode *ep)
     json_t *a = json_array();
     for (size_t i = 0; i < ep->n_groups; i++)
         json_array_append_new(a, json_pack("{s:I, s:I}", "pgid", (json_int_t)ep->groups[i].pgid,
-                                           "start_ticks",
-                                           (json_int_t)ep->groups[i].start_ticks));
+                                           "start_ticks", (json_int_t)ep->groups[i].start_ticks));
     return a;
 }
 
@@ -119,6 +118,8 @@ int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *e
     if (ep->candidate[0])
         json_object_set_new(doc, "candidate_commit", json_string(ep->candidate));
     json_object_set_new(doc, "agent_groups", groups_json(ep));
+    if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials > 0) /* the gate a resume applies */
+        json_object_set_new(doc, "fast_trials", json_integer(ep->fast_trials));
     active_path(r->ws.buf, &p);
     int rc = doc ? aka_json_write_file(p.buf, doc, err)
                  : aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot build the record", p.buf);

@@ -52,14 +52,16 @@ struct aka_episode_counters {
 enum aka_episode_kind { AKA_EPISODE_FAST, AKA_EPISODE_FULL, AKA_EPISODE_GOAL };
 extern const char *const aka_episode_kind_names[];
 
-/* Agent groups one episode keeps (a session has at most 1 + 20 turns; beyond, the
- * oldest, long finished, are forgotten first). */
-#define AKA_EPISODE_MAX_GROUPS 24
+/* Agent groups one episode keeps: one per turn, and a session has at most
+ * 1 + AKA_AGENT_MAX_HANDOFF_RESUMES (32) turns; beyond, the oldest (long
+ * finished) are forgotten first. */
+#define AKA_EPISODE_MAX_GROUPS 40
 
 /* One episode in flight: identity, then what the supervisor found out. */
 struct aka_episode {
     long number, version;
     enum aka_episode_kind kind;
+    int fast_trials; /* fast: the --fast-trials it started with (kept across a resume), else 0 */
     char base[AKA_GIT_OID_HEX + 1], candidate[AKA_GIT_OID_HEX + 1];
     struct strbuf worktree, branch, dir; /* dir: <ws>/.aka/episodes/e<NNNN> */
     const char *phase;
@@ -77,6 +79,7 @@ struct aka_episode {
     json_t *promoted_doc; /* memory record of a verified candidate (owned), else NULL */
     long long tokens;
     char session_id[256];
+    bool recovered_handoff; /* recovery finished the agent's late handoff (episode_recover.c) */
 };
 
 /* state.json: a missing or unreadable file is a fresh campaign (all zero). */
@@ -143,6 +146,12 @@ int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
                         struct aka_episode *ep, struct aka_err *err);
 /* Terminal assessment of a candidate_ready handoff; sets ep->status on failure. */
 int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struct aka_err *err);
+/* After the session: a candidate is assessed, then verified (phase "verifying"). */
+int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       struct aka_err *err);
+/* Recovery: does the worktree hold a handoff that completes this episode (the session's own
+ * check, the fast gate included)? If so, ep->status (and candidate) are set from it. */
+bool aka_episode_late_handoff(struct aka_episode *ep);
 
 /* Fast or ABBA verification of ep->candidate (episode_verify.c). */
 int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,

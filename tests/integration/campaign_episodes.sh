@@ -5,8 +5,10 @@
 # ends its part as a real agent does, with `aka journal append|finalize` and
 # `aka handoff` (finish.sh below); only the broken handoffs that those commands
 # refuse to produce (7, 9) are written directly.
-#   1. promoted     fast episode: the agent writes a correct faster kernel, runs
-#                   `aka eval`, commits, journals and hands off candidate_ready;
+#   1. promoted     fast episode of --fast-trials 2: the agent runs both trials
+#                   (a variant, then a correct faster kernel; each committed,
+#                   `aka eval`ed and journalled) and hands off the last one
+#                   candidate_ready;
 #   2. rejected     the candidate computes the wrong thing (its evaluation fails);
 #   3. pivot        a finalized pivot journal and handoff;
 #   4. invalid      no handoff at all (after the same-thread resume turns), and
@@ -30,7 +32,20 @@
 #                   (fast verification: a large negative improvement);
 #  18. invalid      --agent-timeout 1: every turn outlives it; the timed-out turn
 #                   is resumed once on the same thread, the episode's reason
-#                   says it timed out, and none of the fake's processes survive.
+#                   says it timed out, and none of the fake's processes survive;
+#  19. invalid      the fast completion gate: --fast-trials 3, the agent hands
+#                   off a valid candidate after one trial; the handoff does not
+#                   complete the session, the resume turn adds nothing, and the
+#                   record carries the gate's diagnosis;
+#  20. late handoff the supervisor is SIGKILLed while the agent works; the agent
+#                   then finishes a valid candidate handoff on its own; the rerun
+#                   assesses and verifies it (rejected as slower here, a
+#                   deterministic verdict) instead of recording `interrupted`,
+#                   and the record says `recovered_terminal_handoff`.
+# Fast episodes run --fast-trials 1 unless the case is about the gate (the
+# gate needs that many journal experiments and `aka eval` records of the
+# episode for any handoff but blocked, so the pivot and invalid cases also
+# evaluate once).
 # After each: exactly one new committed memory/v<N>.json with the expected
 # status, HEAD's kernel changed only on promotion, no worktree and no
 # active_episode.json left, state.json counters agree with the records.
@@ -85,7 +100,7 @@ commit=()
 if [ "$state" = candidate_ready ]; then
   commit=(--candidate-commit "$(git -C "$ATREX_AKA_WORKTREE" rev-parse HEAD)")
 fi
-aka journal append --experiment-json "{\"name\": \"trial 1\", \"episode\": $ATREX_AKA_EPISODE,
+aka journal append --experiment-json "{\"name\": \"last trial\", \"episode\": $ATREX_AKA_EPISODE,
   \"hypothesis\": \"h\", \"change\": \"c\", \"result\": \"r\", \"decision\": \"keep_as_best\"}"
 aka journal finalize --state "$state" "${commit[@]}" \
   --outcome-json "{\"summary\": \"episode $state\", \"next_directions\": []}"
@@ -96,16 +111,29 @@ WS=$TMP/kernel_opt_vector_add_c_cpu
 USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
 jstr() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
 FINISH="bash $TMP/finish.sh"
+# trial.sh NAME: journal one experiment of a trial that is not the last.
+cat >"$TMP/trial.sh" <<'SH'
+#!/bin/bash
+set -euo pipefail
+cd /
+aka journal append --experiment-json "{\"name\": \"$1\", \"episode\": $ATREX_AKA_EPISODE,
+  \"hypothesis\": \"h\", \"change\": \"c\", \"result\": \"r\", \"decision\": \"reject_and_continue\"}"
+SH
 
 # episode N SCENARIO_ACTIONS [extra optimize flags]: one campaign run to --max-iters N.
+# Every turn plays SCENARIO_ACTIONS, or with RESUME_ACTIONS set, the resume turns play those.
 episode() {
   local n=$1 actions=$2; shift 2
-  printf '{"turns":[{"actions":[%s,%s]}]}\n' "$USAGE" "$actions" >"$TMP/scenario.json"
+  local turns="{\"actions\":[$USAGE,$actions]}"
+  [ -z "${RESUME_ACTIONS:-}" ] || turns="$turns,{\"actions\":[$USAGE,$RESUME_ACTIONS]}"
+  printf '{"turns":[%s]}\n' "$turns" >"$TMP/scenario.json"
+  rm -f "$TMP/fake-invocations" # the fake's turn counter: this episode starts at turn 0
   before_head=$(git -C "$WS" rev-parse HEAD)
   AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
     "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
     --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "${PARENT:-$TMP}" \
-    --sandbox-isolation "$ISO" --max-iters "${MAXI:-$n}" "$@" >"$TMP/out" 2>"$TMP/err" ||
+    --sandbox-isolation "$ISO" --max-iters "${MAXI:-$n}" --fast-trials "${FT:-1}" "$@" \
+    >"$TMP/out" 2>"$TMP/err" ||
     { cat "$TMP/err" >&2; fail "episode v$n: aka optimize failed"; }
 }
 
@@ -150,8 +178,8 @@ AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --fram
   --sandbox-isolation "$ISO" --max-iters 0 --fast-episodes 5 >"$TMP/out" 2>"$TMP/err" ||
   { cat "$TMP/err" >&2; fail "V0"; }
 
-# 1. promoted (fast)
-episode 1 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL")"'},'"$EVAL,$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+# 1. promoted (fast, both of its 2 trials run; the last one is handed off)
+FT=2 episode 1 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$COMMIT,$EVAL"',{"sh":"bash '"$TMP"'/trial.sh \"trial 1\""},{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL")"'},'"$COMMIT,$EVAL"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
 expect 1 promoted yes
 python3 - "$WS" <<'PY' || fail "v1 verification object"
 import json, sys
@@ -168,10 +196,11 @@ import json, sys
 d = sys.argv[1]
 j, h = json.load(open(d + "/runtime/journal.json")), json.load(open(d + "/runtime/handoff.json"))
 e = j["experiments"]
-assert len(e) == 1 and e[0]["episode"] == 1 and e[0]["timestamp"], e
+assert [x["name"] for x in e] == ["trial 1", "last trial"], e
+assert all(x["episode"] == 1 and x["timestamp"] for x in e), e
 assert j["state"] == h["status"] == "candidate_ready" and j["candidate_commit"] == h["candidate_commit"]
 out = open(d + "/agent/invocation-1/stdout.jsonl").read()
-for receipt in ("journal: experiment 1 appended", "journal: finalized as candidate_ready",
+for receipt in ("journal: experiment 2 appended", "journal: finalized as candidate_ready",
                 "handoff: candidate_ready " + h["candidate_commit"] + " written"):
     assert receipt in out, receipt
 PY
@@ -192,7 +221,7 @@ expect 2 rejected no
 grep -q "no complete passing" "$WS/memory/v2.json" || fail "v2 reason"
 
 # 3. pivot
-episode 3 '{"sh":"'"$FINISH"' pivot"}' --fast-episodes 5
+episode 3 "$EVAL"',{"sh":"'"$FINISH"' pivot"}' --fast-episodes 5
 expect 3 pivot no
 
 # 4. invalid handoff: none written (the resume turns do not write one either)
@@ -201,7 +230,7 @@ expect 4 invalid_handoff no
 grep -q "stall: 3 episodes without promotion" "$TMP/out" || fail "max-stall: $(cat "$TMP/out")"
 
 # 5. invalid handoff: the candidate also edits reference.c
-episode 5 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 8/')"'},{"sh":"echo >> reference.c"},{"commit":"candidate","paths":["kernel.c","reference.c"]},{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+episode 5 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 8/')"'},{"sh":"echo >> reference.c"},{"commit":"candidate","paths":["kernel.c","reference.c"]},'"$EVAL"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
 expect 5 invalid_handoff no
 grep -q "protected path reference.c" "$WS/memory/v5.json" || fail "v5 reason"
 
@@ -216,7 +245,7 @@ expect 7 invalid_handoff no
 grep -q "invalid JSON" "$WS/memory/v7.json" || fail "v7 reason: $(grep -o '"violation[^}]*' "$WS/memory/v7.json")"
 
 # 8. invalid handoff: the candidate is left uncommitted in the worktree
-episode 8 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 20
+episode 8 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$EVAL"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 20
 expect 8 invalid_handoff no
 grep -q "uncommitted changes" "$WS/memory/v8.json" || fail "v8 reason"
 
@@ -273,7 +302,7 @@ for _ in $(seq 300); do [ -s "$TMP/agent.pid" ] && break; sleep 0.1; done
 kill -9 "$sup"; wait "$sup" 2>/dev/null || true
 agent_pgid=$(ps -o pgid= "$(cat "$TMP/agent.pid")" | tr -d ' ')
 [ -n "$agent_pgid" ] && kill -- "-$agent_pgid" 2>/dev/null || true
-python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 12 and a["phase"] == "exploring", a' \
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 12 and a["phase"] == "exploring" and a["fast_trials"] == 5, a' \
   "$WS/.aka/active_episode.json" || fail "v12: active record"
 episode 12 '{"text":"never runs"}' --fast-episodes 20
 expect 12 interrupted no
@@ -396,4 +425,57 @@ while read -r fake sh bg pgid; do
     ! ps -o stat= -p "$pid" | grep -qv '^Z' || fail "v5: fake process $pid survived the timeout"
   done
 done <"$TMP/timeout.pids"
+
+# 19. the fast completion gate: with --fast-trials 3, a valid candidate handed off after
+# one trial does not complete the session; the resume turn adds nothing, so the episode is
+# invalid with the gate's diagnosis (and HEAD stays, though the candidate was faster).
+log_lines=$(wc -l <"$TMP/fake.log")
+RESUME_ACTIONS='{"text":"no more trials"}' FT=3 episode 6 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$COMMIT,$EVAL"',{"sh":"'"$FINISH"' candidate_ready"}' \
+  --fast-episodes 10 --handoff-resumes 1
+expect 6 invalid_handoff no
+grep -q "no valid handoff after 2 invocation(s): fast episode needs 3 trials: journal has 1 experiments, evaluations.jsonl has 1 records of this episode" \
+  "$WS/memory/v6.json" || fail "v6 (gate) reason: $(grep -o '"violation[^}]*' "$WS/memory/v6.json")"
+tail -n +"$((log_lines + 1))" "$TMP/fake.log" | python3 -c '
+import json, sys
+modes = [json.loads(l)["mode"] for l in sys.stdin]
+assert modes == ["--session-id", "--resume"], modes' || fail "v6: not one fresh turn and one resume"
+
+# 20. a late handoff. The agent's one tool command waits for late.go, so the supervisor is
+# surely dead (SIGKILL) before the command commits the slow kernel, evaluates it and hands
+# it off: a tool command that was running when its supervisor died goes on to the end (the
+# CLI itself would die at its next event on stdout, whose reader is gone). The rerun ends no
+# agent (it is done), finds the valid handoff and takes it through assessment and
+# verification.
+printf '%s' "$SLOW_KERNEL" >"$TMP/slow.c"
+rm -f "$TMP"/late.* "$TMP/fake-invocations"
+LATE="echo \$PPID > $TMP/late.pid; while [ ! -e $TMP/late.go ]; do sleep 0.1; done"
+LATE="$LATE; cp $TMP/slow.c kernel.c && git add kernel.c"
+LATE="$LATE && git -c user.name=fake -c user.email=fake@localhost commit -qm candidate"
+LATE="$LATE && { aka eval >/dev/null 2>&1 || true; } && $FINISH candidate_ready; touch $TMP/late.done"
+printf '{"turns":[{"actions":[%s,{"sh":%s}]}]}\n' "$USAGE" "$(jstr "$LATE")" >"$TMP/scenario.json"
+before_head=$(git -C "$WS" rev-parse HEAD)
+AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+  "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" --sandbox-isolation "$ISO" \
+  --max-iters 7 --fast-episodes 10 --fast-trials 1 >"$TMP/out" 2>"$TMP/err" &
+sup=$!
+for _ in $(seq 300); do [ -s "$TMP/late.pid" ] && break; sleep 0.1; done
+[ -s "$TMP/late.pid" ] || fail "v7: the agent never started"
+kill -9 "$sup"; wait "$sup" 2>/dev/null || true
+touch "$TMP/late.go"
+for _ in $(seq 600); do [ -e "$TMP/late.done" ] && break; sleep 0.1; done
+[ -e "$TMP/late.done" ] || fail "v7: the agent did not finish after its supervisor died"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 7 and a["phase"] == "exploring" and a["fast_trials"] == 1, a' \
+  "$WS/.aka/active_episode.json" || fail "v7: active record"
+# --fast-trials 5 now: the episode keeps the 1 it started with (its handoff has one trial).
+FT=5 episode 7 '{"text":"never runs"}' --fast-episodes 10
+expect 7 rejected no
+grep -q "recovering after an interrupted supervisor" "$TMP/err" || fail "v7: no recovery line"
+python3 - "$WS" <<'PY' || fail "v7 (late handoff) record"
+import json, sys
+m = json.load(open(sys.argv[1] + "/memory/v7.json"))
+e, v = m["episode"], m["verification"]
+assert e["recovered_terminal_handoff"] is True and e["candidate_commit"], e
+assert v["method"] == "single_evaluator" and v["improvement_pct"] < -40, v
+PY
 echo "campaign_episodes: all episode paths recorded"

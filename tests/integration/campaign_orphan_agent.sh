@@ -18,8 +18,8 @@ SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-orphan.XXXXXX")
 SLEEPER=
 cleanup() {
-  [ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
-  [ -s "$TMP/agent.pid" ] && kill -9 "$(cat "$TMP/agent.pid")" 2>/dev/null
+  [ -z "$SLEEPER" ] || kill "$SLEEPER" 2>/dev/null || true
+  [ ! -s "$TMP/agent.pid" ] || kill -9 "$(cat "$TMP/agent.pid")" 2>/dev/null || true
   rm -rf "$TMP"
 }
 trap cleanup EXIT

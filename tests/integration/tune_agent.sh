@@ -11,6 +11,9 @@
 #      supervisor archives it, tries no configuration twice;
 #   3. with every configuration already in a memory record the space is
 #      exhausted: pivot, and no trial is evaluated;
+#   3b. the same exhausted space in a fast episode ($ATREX_AKA_FAST_TRIALS=2, as
+#      the supervisor sets it): exactly 2 trials, both re-measurements of the
+#      incumbent as committed, then pivot;
 #   4. a malformed annotation is reported with file:line and ends blocked.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -euo pipefail
@@ -161,6 +164,30 @@ EOF
 [ "$(git -C "$WS3" rev-list --count HEAD)" = 1 ] || { echo "FAIL: pivot committed"; exit 1; }
 echo "ok: exhausted space → pivot without trials or commits"
 
+# ---- 3b. exhausted in a fast episode: the remaining trials are re-measurements ----------------
+rm "$WS3/.aka/journal.json" "$WS3/.aka/handoff.json" "$WS3/.aka/evaluations.jsonl"
+EPISODE=5
+brief "$WS3" 5 fast
+ATREX_AKA_FAST_TRIALS=2 tune "$WS3" >"$TMP/run3b.out" 2>"$TMP/run3b.err" ||
+    { cat "$TMP/run3b.err"; exit 1; }
+python3 - "$WS3" <<'EOF'
+import json, sys
+ws = sys.argv[1]
+h = json.load(open(f"{ws}/.aka/handoff.json"))
+j = json.load(open(f"{ws}/.aka/journal.json"))
+s = j["outcome"]["summary"]
+assert h["status"] == "pivot" and "exhausted" in s and "2 trial(s) re-measured" in s, (h, s)
+e = j["experiments"]
+assert [x["name"] for x in e] == ["incumbent", "trial 1", "trial 2"], e
+assert all("re-measure" in x["hypothesis"] and x["decision"] == "reject_and_continue"
+           for x in e[1:]), e
+recs = [json.loads(l) for l in open(f"{ws}/.aka/evaluations.jsonl")]
+assert len(recs) == 3 and all(r["tune"] == {} and r["episode"] == "5" for r in recs), recs
+assert len({r["kernel_sha256"] for r in recs}) == 1, "not the committed kernel each time"
+EOF
+[ "$(git -C "$WS3" rev-list --count HEAD)" = 1 ] || { echo "FAIL: fast pivot committed"; exit 1; }
+echo "ok: exhausted space in a fast episode → 2 re-measurement trials, then pivot"
+
 # ---- 4. a malformed annotation ends the episode blocked, with file:line -----------------------
 sed -i 's|aka:tune TILE_K in {16, 32, 64}|aka:tune TILE_K in {16, 32,}|' "$WS3/kernel.c"
 rm "$WS3/.aka/journal.json" "$WS3/.aka/handoff.json"
@@ -181,5 +208,12 @@ set +e
 [ $? = 2 ] || { echo "FAIL: missing --brief is not a usage error"; exit 1; }
 (cd "$TMP" && env -u ATREX_AKA_WORKSPACE "$AKA" tune-agent --brief "$WS/.aka/BRIEF.md" >/dev/null 2>&1)
 [ $? = 2 ] || { echo "FAIL: no workspace is not a usage error"; exit 1; }
+brief "$WS3" 6 fast
+rm -f "$WS3/.aka/journal.json" "$WS3/.aka/handoff.json"
+ATREX_AKA_FAST_TRIALS=0 tune "$WS3" >/dev/null 2>"$TMP/badtrials.err"
+[ $? = 2 ] || { echo "FAIL: ATREX_AKA_FAST_TRIALS=0 is not a usage error"; exit 1; }
+grep -q "ATREX_AKA_FAST_TRIALS: expected a whole number from 1 to 1000; got '0'" "$TMP/badtrials.err" ||
+    { echo "FAIL: bad trials message: $(cat "$TMP/badtrials.err")"; exit 1; }
+[ ! -e "$WS3/.aka/journal.json" ] || { echo "FAIL: a usage error wrote the journal"; exit 1; }
 set -e
 echo "ok: usage errors"
