@@ -21,6 +21,7 @@
  */
 #include "agents/internal.h"
 #include "base/fs.h"
+#include "base/proc.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -72,46 +73,18 @@ static void sleep_ms(long ms)
 
 /* ---- reading /proc -------------------------------------------------------- */
 
-static int read_small(const char *path, char *buf, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, size - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    return (int)n;
-}
-
 static int read_stat(pid_t pid, struct pinfo *p)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    if (read_small(path, buf, sizeof(buf)) < 0)
-        return -1;
-    /* "pid (comm) S ppid pgrp session ...": comm may hold ')' — parse after the last one. */
-    char *q = strrchr(buf, ')');
-    int ppid, pgrp, sid;
-    unsigned long long start;
-    if (!q || sscanf(q + 1,
-                     " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
-                     "%llu",
-                     &p->state, &ppid, &pgrp, &sid, &start) != 5)
+    struct proc_stat st;
+    if (!proc_read_stat(pid, &st))
         return -1;
     p->pid = pid;
-    p->ppid = ppid;
-    p->pgid = pgrp;
-    p->sid = sid;
-    p->start = start;
+    p->ppid = st.ppid;
+    p->pgid = st.pgrp;
+    p->sid = st.sid;
+    p->state = st.state;
+    p->start = st.start;
     return 0;
-}
-
-unsigned long long aka_guard_start_ticks(pid_t pid)
-{
-    struct pinfo p;
-    return read_stat(pid, &p) == 0 ? p.start : 0;
 }
 
 static int by_pid(const void *a, const void *b);

@@ -60,8 +60,6 @@ void aka_guard_stop(struct aka_guard *g);
  * checked) and every remaining member of the root's session. */
 void aka_guard_teardown(struct aka_guard *g);
 void aka_guard_release(struct aka_guard *g);
-/* The /proc start time of pid, 0 when unknown. */
-unsigned long long aka_guard_start_ticks(pid_t pid);
 
 /* ---- the session environment (env.c) -------------------------------------- */
 

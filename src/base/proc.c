@@ -118,16 +118,11 @@ static void close_fd(int *fd)
 /* ---- process group liveness ------------------------------------------- */
 
 /* The fields of /proc/<pid>/stat this file needs. */
-struct stat_fields {
-    char state;
-    int pgrp, sid;
-    unsigned long long start; /* field 22: start time in clock ticks after boot */
-};
-
-static bool read_stat_fields(const char *pid, struct stat_fields *f)
+bool proc_read_stat(pid_t pid, struct proc_stat *out)
 {
     char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+    int ppid, pgrp, sid;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -139,10 +134,16 @@ static bool read_stat_fields(const char *pid, struct stat_fields *f)
     /* "pid (comm) S ppid pgrp session ...": comm may hold spaces and ')', so parse after the
      * last ')'. Fields 7..21 are skipped to reach the start time (field 22). */
     char *p = strrchr(buf, ')');
-    return p && sscanf(p + 1,
-                       " %c %*d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
-                       "%llu",
-                       &f->state, &f->pgrp, &f->sid, &f->start) == 4;
+    if (!p || sscanf(p + 1,
+                     " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
+                     "%llu",
+                     &out->state, &ppid, &pgrp, &sid, &out->start) != 5)
+        return false;
+    out->pid = pid;
+    out->ppid = (pid_t)ppid;
+    out->pgrp = (pid_t)pgrp;
+    out->sid = (pid_t)sid;
+    return true;
 }
 
 static bool live_state(char state)
@@ -153,8 +154,8 @@ static bool live_state(char state)
 /* True when /proc/<pid>/stat shows a non-zombie member of group pgid. */
 static bool proc_member_live(const char *pid, pid_t pgid)
 {
-    struct stat_fields f;
-    return read_stat_fields(pid, &f) && f.pgrp == pgid && live_state(f.state);
+    struct proc_stat f;
+    return proc_read_stat((pid_t)atol(pid), &f) && f.pgrp == pgid && live_state(f.state);
 }
 
 /*
@@ -197,10 +198,8 @@ void proc_kill_group(pid_t pgid, long grace_ms)
 
 unsigned long long proc_start_ticks(pid_t pid)
 {
-    char name[24];
-    struct stat_fields f;
-    snprintf(name, sizeof(name), "%d", (int)pid);
-    return pid > 0 && read_stat_fields(name, &f) ? f.start : 0;
+    struct proc_stat f;
+    return pid > 0 && proc_read_stat(pid, &f) ? f.start : 0;
 }
 
 /*
@@ -220,9 +219,10 @@ static void recorded_groups(pid_t id, unsigned long long start, struct pid_list 
     DIR *d = opendir("/proc");
     struct dirent *de;
     while (d && (de = readdir(d)) != NULL) {
-        struct stat_fields f;
-        if (de->d_name[0] < '1' || de->d_name[0] > '9' || !read_stat_fields(de->d_name, &f) ||
-            !live_state(f.state) || (f.pgrp != id && f.sid != id) || f.start < start)
+        struct proc_stat f;
+        if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+            !proc_read_stat((pid_t)atol(de->d_name), &f) || !live_state(f.state) ||
+            (f.pgrp != id && f.sid != id) || f.start < start)
             continue;
         bool seen = false;
         for (size_t i = 0; i < groups->n && !seen; i++)

@@ -93,6 +93,15 @@ int proc_wait(struct proc_handle *h, struct proc_result *res, struct aka_err *er
  * Returns early once no live (non-zombie) member remains. */
 void proc_kill_group(pid_t pgid, long grace_ms);
 
+/* What /proc/<pid>/stat says of a process: the one parser of that file (the guard,
+ * dispatch teardown and crash recovery all read process trees through it). */
+struct proc_stat {
+    pid_t pid, ppid, pgrp, sid;
+    char state;               /* R S D Z X ... */
+    unsigned long long start; /* field 22: start time in clock ticks after boot */
+};
+bool proc_read_stat(pid_t pid, struct proc_stat *out);
+
 /* The start time of pid (/proc/<pid>/stat field 22, clock ticks after boot), 0 when it is
  * gone or unreadable. With the pid it identifies a process across pid reuse. */
 unsigned long long proc_start_ticks(pid_t pid);

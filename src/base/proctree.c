@@ -3,6 +3,7 @@
  * proctree.h). Linux only: the tree comes from /proc/<pid>/stat.
  */
 #include "base/proctree.h"
+#include "base/proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,20 +28,10 @@ struct ptable {
 
 static bool read_pinfo(const char *name, struct pinfo *p)
 {
-    char path[64], buf[1024], state = 0;
-    int ppid = 0, pgrp = 0;
-    snprintf(path, sizeof(path), "/proc/%s/stat", name);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    struct proc_stat st;
+    if (!proc_read_stat((pid_t)atol(name), &st))
         return false;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    /* "pid (comm) S ppid pgrp ...": comm may hold spaces and ')': parse after the last ')'. */
-    char *rp = strrchr(buf, ')');
-    if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
-        return false;
-    *p = (struct pinfo){(pid_t)atol(name), (pid_t)ppid, (pid_t)pgrp, state != 'Z' && state != 'X'};
+    *p = (struct pinfo){st.pid, st.ppid, st.pgrp, st.state != 'Z' && st.state != 'X'};
     return true;
 }
 
