@@ -54,47 +54,16 @@ fail() { echo "FAIL (seed $SEED): $*" >&2; exit 1; }
 ISO=bwrap
 "$AKA" sandbox run -- true >/dev/null 2>&1 || ISO=none
 
-# The operator: vector_add with a deliberately slow reference (the V0 kernel), so that
-# the first correct candidate is promoted by a wide margin (as in campaign_episodes.sh).
+# vector_add with a slow reference (the V0 kernel): tests/lib/campaign_fixture.sh.
+. "$SRC/tests/lib/campaign_fixture.sh"
 OP=$TMP/op
-cp -r "$SRC/examples/ops/vector_add" "$OP"
-python3 - "$OP/reference.c" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-old = "    for (int64_t i = 0; i < n; i++)\n        z[i] = x[i] + y[i];\n"
-assert old in s
-s = s.replace(old, "    volatile float *vz = z; /* slow on purpose: no vectorization */\n"
-                   "    for (int rep = 0; rep < 6; rep++)\n"
-                   "        for (int64_t i = 0; i < n; i++)\n"
-                   "            vz[i] = x[i] + y[i];\n")
-open(p, "w").write(s)
-PY
+slow_vector_add "$SRC" "$OP"
 cp "$OP/seeds/C/kernel.c" "$TMP/fast.c"
 sed 's/x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]/' "$TMP/fast.c" >"$TMP/wrong.c"
 cmp -s "$TMP/fast.c" "$TMP/wrong.c" && fail "could not derive the wrong kernel"
 
-# finish.py STATE: the journal finalized in STATE, then handoff.json (what `aka journal` +
-# `aka handoff` leave behind).
-cat >"$TMP/finish.py" <<'PY'
-import datetime, json, os, subprocess, sys
-state = sys.argv[1]
-wt = os.environ["ATREX_AKA_WORKTREE"]
-jp, hp = os.path.join(wt, ".aka/journal.json"), os.path.join(wt, ".aka/handoff.json")
-now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-j = json.load(open(jp))
-j["experiments"].append({"name": "trial 1", "hypothesis": "h", "change": "c",
-                         "result": "r", "decision": "keep_as_best", "timestamp": now})
-head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=wt, check=True,
-                      stdout=subprocess.PIPE, text=True).stdout.strip()
-j.update(state=state, finalized_at=now, outcome={"summary": "episode " + state, "next_directions": []},
-         candidate_commit=head if state == "candidate_ready" else None)
-json.dump(j, open(jp + ".tmp", "w")); os.rename(jp + ".tmp", jp)
-h = {"status": state}
-if state == "candidate_ready":
-    h["candidate_commit"] = head
-json.dump(h, open(hp + ".tmp", "w")); os.rename(hp + ".tmp", hp)
-PY
+# finish.py STATE: the journal finalized in STATE and the handoff, written directly.
+write_finish_py "$TMP/finish.py"
 
 # agent.sh: one episode's work, chosen by the episode number and the seed.
 cat >"$TMP/agent.sh" <<EOF

@@ -1,0 +1,47 @@
+# campaign_fixture.sh — sourced by the campaign integration tests (not a test itself).
+#
+# slow_vector_add SRC DIR: copy examples/ops/vector_add from the source tree SRC to DIR
+#   with a reference (the V0 kernel) that stores every element six times through a
+#   volatile pointer: correct, but far slower than the seed kernel on any CPU, so
+#   "faster" is a large, deterministic margin.
+# write_finish_py PATH: a script `python3 PATH STATE` that leaves what `aka journal` +
+#   `aka handoff` would (one experiment, the journal finalized in STATE, the handoff),
+#   written directly: for tests about the engine rather than the agent-facing commands.
+
+slow_vector_add() {
+  cp -r "$1/examples/ops/vector_add" "$2"
+  python3 - "$2/reference.c" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    for (int64_t i = 0; i < n; i++)\n        z[i] = x[i] + y[i];\n"
+assert old in s, "examples/ops/vector_add/reference.c changed: update tests/lib/campaign_fixture.sh"
+s = s.replace(old, "    volatile float *vz = z; /* slow on purpose: no vectorization */\n"
+                   "    for (int rep = 0; rep < 6; rep++)\n"
+                   "        for (int64_t i = 0; i < n; i++)\n"
+                   "            vz[i] = x[i] + y[i];\n")
+open(p, "w").write(s)
+PY
+}
+
+write_finish_py() {
+  cat >"$1" <<'PY'
+import datetime, json, os, subprocess, sys
+state = sys.argv[1]
+wt = os.environ["ATREX_AKA_WORKTREE"]
+jp, hp = os.path.join(wt, ".aka/journal.json"), os.path.join(wt, ".aka/handoff.json")
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+j = json.load(open(jp))
+j["experiments"].append({"name": "trial 1", "hypothesis": "h", "change": "c",
+                         "result": "r", "decision": "keep_as_best", "timestamp": now})
+head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=wt, check=True,
+                      stdout=subprocess.PIPE, text=True).stdout.strip()
+j.update(state=state, finalized_at=now, outcome={"summary": "episode " + state, "next_directions": []},
+         candidate_commit=head if state == "candidate_ready" else None)
+json.dump(j, open(jp + ".tmp", "w")); os.rename(jp + ".tmp", jp)
+h = {"status": state}
+if state == "candidate_ready":
+    h["candidate_commit"] = head
+json.dump(h, open(hp + ".tmp", "w")); os.rename(hp + ".tmp", hp)
+PY
+}
