@@ -16,6 +16,7 @@
  */
 #include "agents/agents.h"
 #include "base/fs.h"
+#include "base/proc.h"
 #include "optimize/internal.h"
 
 #include <fcntl.h>
@@ -253,12 +254,84 @@ static int v1_count_tokens(struct aka_run *r, long long tokens, struct aka_err *
     return aka_state_save(r->ws.buf, &c, err);
 }
 
+/*
+ * A V1 session has no active-episode record, so the agent groups it starts are
+ * kept in <ws>/.aka/v1/agent_groups.jsonl (one line per turn, with the worktree):
+ * after a supervisor killed mid-V1, the rerun ends those groups (identity
+ * checked) and removes their worktree before it starts a new V1 session.
+ */
+#define V1_GROUPS ".aka/v1/agent_groups.jsonl"
+
+struct v1_start {
+    struct aka_run *r;
+    const struct v1_session *v;
+};
+
+static void v1_record_start(void *data, pid_t pgid, unsigned long long start_ticks)
+{
+    const struct v1_start *vs = data;
+    struct strbuf p = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    json_t *line = json_pack("{s:I, s:I, s:s}", "pgid", (json_int_t)pgid, "start_ticks",
+                             (json_int_t)start_ticks, "worktree", vs->v->worktree.buf);
+    aka_path_join(&p, vs->r->ws.buf, V1_GROUPS);
+    if (aka_jsonl_append(p.buf, line, true, &err) < 0) /* the agent runs on; say so */
+        aka_optimize_progress(vs->r, "V1: agent group %lld not recorded: %s", (long long)pgid,
+                              err.msg);
+    json_decref(line);
+    strbuf_release(&p);
+}
+
+static int end_stale_group(json_t *obj, size_t lineno, void *data, struct aka_err *err)
+{
+    struct aka_run *r = data;
+    struct aka_git g;
+    struct aka_err ignored = AKA_ERR_INIT;
+    const char *wt = json_string_value(json_object_get(obj, "worktree"));
+    (void)lineno;
+    (void)err;
+    proc_end_group_if_same(
+        (pid_t)json_integer_value(json_object_get(obj, "pgid")),
+        (unsigned long long)json_integer_value(json_object_get(obj, "start_ticks")), 1000);
+    aka_git_open(&g, r->ws.buf);
+    if (wt && aka_is_dir(wt))
+        aka_git_worktree_remove(&g, wt, &ignored);
+    aka_git_close(&g);
+    return 0;
+}
+
+static int v1_forget_groups(struct aka_run *r, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    aka_path_join(&p, r->ws.buf, V1_GROUPS);
+    int rc = aka_is_file(p.buf) ? aka_remove_tree(p.buf, err) : 0;
+    strbuf_release(&p);
+    return rc;
+}
+
+/* What a V1 session killed with its supervisor left running: end it, then forget it. */
+static int v1_end_stale(struct aka_run *r, struct aka_err *err)
+{
+    struct strbuf p = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    int rc = 0;
+    aka_path_join(&p, r->ws.buf, V1_GROUPS);
+    if (aka_is_file(p.buf)) {
+        aka_optimize_progress(r, "V1: ending what an interrupted V1 session left running");
+        aka_jsonl_foreach(p.buf, end_stale_group, r, &ignored);
+        rc = v1_forget_groups(r, err);
+    }
+    strbuf_release(&p);
+    return rc;
+}
+
 static int v1_session_run(struct aka_run *r, const struct aka_optimize_opts *o,
                           struct v1_session *v, struct aka_agent_session_result *res,
                           struct aka_err *err)
 {
     struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT, hp = STRBUF_INIT;
     struct strvec env = {0};
+    struct v1_start vs = {r, v};
     aka_path_join(&brief, v->worktree.buf, ".aka/BRIEF.md");
     aka_path_join(&cap, v->dir.buf, "agent");
     aka_path_join(&hp, v->worktree.buf, ".aka/handoff.json");
@@ -275,7 +348,9 @@ static int v1_session_run(struct aka_run *r, const struct aka_optimize_opts *o,
                 .env = (const char *const *)env.v,
                 .timeout_s = o->framework_baseline_timeout,
                 .effort = "max",
-                .repo_root = r->env.repo_root},
+                .repo_root = r->env.repo_root,
+                .on_start = v1_record_start,
+                .on_start_data = &vs},
         .handoff_resumes = o->handoff_resumes,
         .handoff_path = hp.buf,
         .check = v1_complete,
@@ -284,6 +359,8 @@ static int v1_session_run(struct aka_run *r, const struct aka_optimize_opts *o,
     int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 ? -1 : aka_agent_run_session(&sreq, res, err);
     if (rc == 0)
         rc = v1_count_tokens(r, res->usage.total, err);
+    if (rc == 0) /* the runtime tore every group of the session down: nothing to end later */
+        rc = v1_forget_groups(r, err);
     strvec_clear(&env);
     strbuf_release(&brief);
     strbuf_release(&cap);
@@ -414,7 +491,7 @@ static int v1_by_agent(struct aka_run *r, const struct aka_optimize_opts *o,
 {
     struct v1_session v = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
     struct strbuf kernel = STRBUF_INIT;
-    int rc = v1_plan(r, &v, err);
+    int rc = v1_end_stale(r, err) < 0 ? -1 : v1_plan(r, &v, err);
     if (rc == 0)
         rc = v1_worktree(r, &v, err) < 0 || v1_brief(r, o, &v, err) < 0 ? -1 : 0;
     if (rc == 0)

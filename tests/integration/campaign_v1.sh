@@ -5,6 +5,8 @@
 #   1. refused   the candidate commit changes nothing (V1 equals V0);
 #   2. refused   the candidate also edits reference.c (an evaluator input);
 #   3. refused   the candidate computes the wrong thing (multi-seed evaluation fails);
+#  3b. killed    the supervisor is SIGKILLed mid-session; its agent lives on and the
+#                next run ends it (recorded group, identity checked) and its worktree;
 #   4. accepted  the rerun retries and the seed-like kernel is pinned: memory/v1.json
 #                has status framework_baseline, framework_baseline.json is committed,
 #                memory/v1.failed.json is gone;
@@ -93,9 +95,34 @@ v1run '{"write":"kernel.c","content":'"$(jstr "$WRONG_KERNEL")"'},'"$COMMIT,$FIN
 refused wrong-result "did not pass the evaluator"
 [ "$(sessions)" = 3 ] || fail "sessions: $(sessions)"
 
-# 4. the rerun retries; a correct kernel is accepted and pinned
+# 3b. interrupted: the supervisor is SIGKILLed while its V1 agent still runs (the
+# agent is in its own session, so it survives); the next run must end it, by the
+# group recorded in .aka/v1/agent_groups.jsonl, before starting a new V1 session.
+TAG="akav1orphan$$"
+printf '{"turns":[{"actions":[{"spawn":["bash","-c","exec -a %s sleep 300"]},{"sleep":300}]}]}\n' \
+  "$TAG" >"$TMP/scenario.json"
+AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+  "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
+  --sandbox-isolation "$ISO" --framework-baseline always --max-iters 1 \
+  --handoff-resumes 0 >"$TMP/out" 2>"$TMP/err" &
+sup=$!
+for _ in $(seq 100); do pgrep -f "$TAG" >/dev/null && break; sleep 0.1; done
+pgrep -f "$TAG" >/dev/null || fail "V1 interrupted: the agent never started"
+kill -9 "$sup"; wait "$sup" 2>/dev/null || true
+sleep 0.3
+pgrep -f "$TAG" >/dev/null || fail "V1 interrupted: the agent died with its supervisor (test is void)"
+[ -s "$WS/.aka/v1/agent_groups.jsonl" ] || fail "V1 interrupted: no agent group recorded"
+trap 'pkill -9 -f "$TAG" 2>/dev/null || true; rm -rf "$TMP"' EXIT
+
+# 4. the rerun ends the orphan, retries; a correct kernel is accepted and pinned
 v1run '{"write":"kernel.c","content":'"$(jstr "$GOOD_KERNEL")"'},{"sh":"aka eval >/dev/null 2>&1 || true"},'"$COMMIT,$FINISH"
 [ "$rc" = 0 ] || { cat "$TMP/err" >&2; fail "V1 accepted: exit $rc"; }
+grep -q "V1: ending what an interrupted V1 session left running" "$TMP/err" ||
+  fail "V1 rerun: the interrupted session was not ended: $(cat "$TMP/err")"
+for _ in $(seq 20); do pgrep -f "$TAG" >/dev/null || break; sleep 0.1; done
+pgrep -f "$TAG" >/dev/null && fail "V1 rerun: the interrupted V1 agent still runs"
+[ ! -e "$WS/.aka/v1/agent_groups.jsonl" ] || fail "V1 rerun: agent group ledger left"
 python3 - "$WS" <<'PY' || fail "V1 accepted: records"
 import json, sys, subprocess
 ws = sys.argv[1]
@@ -126,7 +153,7 @@ echo "ok: V1 accepted and pinned"
 # 5. a rerun: already pinned, no session
 v1run '{"text":"never runs"}'
 [ "$rc" = 0 ] && grep -q "V1: already pinned" "$TMP/err" || fail "V1 rerun: $(cat "$TMP/err")"
-[ "$(sessions)" = 4 ] || fail "V1 rerun started an agent"
+[ "$(sessions)" = 5 ] || fail "V1 rerun started an agent"
 echo "ok: V1 pinned is skipped"
 
 # 6. adopt: drop the pin commit, as if the supervisor died between the two V1 commits
@@ -138,7 +165,7 @@ git -C "$WS" show HEAD:kernel.c >"$TMP/v1-kernel"
 v1run '{"text":"never runs"}'
 [ "$rc" = 0 ] || { cat "$TMP/err" >&2; fail "V1 adopt: exit $rc"; }
 grep -q "V1: adopting" "$TMP/err" || fail "V1 adopt: no adopt line"
-[ "$(sessions)" = 4 ] || fail "V1 adopt started an agent"
+[ "$(sessions)" = 5 ] || fail "V1 adopt started an agent"
 git -C "$WS" show HEAD:framework_baseline.json >/dev/null || fail "V1 adopt: not pinned"
 git -C "$WS" show HEAD:kernel.c | cmp -s - "$TMP/v1-kernel" || fail "V1 adopt: kernel changed"
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["status"] == "framework_baseline", m' \
