@@ -6,9 +6,11 @@
  * evidence. The supervisor re-reads the handoff and the journal itself,
  * checks that they belong to this episode, and for a candidate checks in Git
  * that the commit is the worktree's HEAD on the episode branch, that the tree
- * is clean and that the diff from the base is exactly the kernel file. The
- * status convention while assessing: AKA_MEM_PROMOTED means "a candidate still
- * in the running"; every failed check replaces it with the terminal status.
+ * is clean and that the diff from the base is exactly the kernel file. A fast
+ * episode's handoff also needs its trials on record (the completion gate). The
+ * same check decides whether recovery may finish a late handoff. The status
+ * convention while assessing: AKA_MEM_PROMOTED means "a candidate still in the
+ * running"; every failed check replaces it with the terminal status.
  */
 #include "agents/agents.h"
 #include "base/fs.h"

@@ -6,7 +6,9 @@
  * Two states are safe to continue from, and only those:
  *
  *   HEAD == base      nothing reached the incumbent: undo a half-made squash
- *                     (reset to the base), then record the episode as
+ *                     (reset to the base); then a valid late handoff (the
+ *                     agent finished after its supervisor stopped) is finished
+ *                     as the live path would, else the episode is recorded as
  *                     `interrupted` through the ordinary outcome path;
  *   HEAD == base + 1  the version commit was made before the crash: it is
  *                     accepted only when proven — parent is the base, author
@@ -78,6 +80,10 @@ static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err
         strbuf_addstr(&ep->worktree, wt);
         strbuf_addf(&ep->dir, "%s/.aka/episodes/e%04ld", r->ws.buf, ep->number);
         ep->phase = "recording";
+        json_t *trials = json_object_get(doc, "fast_trials"); /* the gate it started with */
+        if (ep->kind == AKA_EPISODE_FAST && json_is_integer(trials) &&
+            json_integer_value(trials) > 0 && json_integer_value(trials) <= 1000)
+            ep->fast_trials = (int)json_integer_value(trials);
         load_groups(doc, ep);
     }
     json_decref(doc);
@@ -153,7 +159,39 @@ static int prove_head(struct aka_run *r, const struct aka_git *g, struct aka_epi
     return rc;
 }
 
-static int settle(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
+/*
+ * HEAD is the base. The agent runs in its own session, so it may have finished after its
+ * supervisor stopped (or the supervisor stopped after the session, before the version
+ * commit). A handoff in the worktree that passes the live session's own completion check
+ * (this episode's journal; in a fast episode the gate with the trial count the episode was
+ * started with) is finished as the live path would finish it: terminal assessment,
+ * verification (redone, never trusted from before the stop) and the version commit, noted
+ * in the record as recovered_terminal_handoff. Anything else is `interrupted`.
+ */
+static int record_at_base(struct aka_run *r, const struct aka_optimize_opts *o,
+                          struct aka_episode *ep, struct aka_err *err)
+{
+    if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials <= 0)
+        ep->fast_trials = o->fast_trials; /* a record written before the first agent start */
+    if (aka_episode_late_handoff(ep)) {
+        ep->recovered_handoff = true;
+        aka_optimize_progress(r,
+                              "episode %ld: the agent's handoff (%s) is complete: assessing it "
+                              "instead of recording the episode as interrupted",
+                              ep->number,
+                              ep->status == AKA_MEM_PROMOTED ? "candidate_ready"
+                                                             : aka_memory_status_names[ep->status]);
+        r->conversion = aka_conversion_load(r->ws.buf); /* the latch the episode ran under */
+        return aka_episode_assess(r, o, ep, err) < 0 ? -1 : aka_episode_record(r, ep, err);
+    }
+    ep->status = AKA_MEM_INTERRUPTED;
+    snprintf(ep->violation, sizeof(ep->violation),
+             "the supervisor stopped during this episode; its work was not assessed");
+    return aka_episode_record(r, ep, err);
+}
+
+static int settle(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                  struct aka_err *err)
 {
     struct aka_git g;
     char head[AKA_GIT_OID_HEX + 1];
@@ -167,10 +205,7 @@ static int settle(struct aka_run *r, struct aka_episode *ep, struct aka_err *err
     aka_git_close(&g);
     if (rc < 0 || !at_base)
         return rc < 0 ? -1 : aka_episode_drop_worktree(r, ep, err);
-    ep->status = AKA_MEM_INTERRUPTED;
-    snprintf(ep->violation, sizeof(ep->violation),
-             "the supervisor stopped during this episode; its work was not assessed");
-    return aka_episode_record(r, ep, err);
+    return record_at_base(r, o, ep, err);
 }
 
 /* End every recorded agent group that is still the one recorded; wait until it is gone. */
@@ -191,14 +226,15 @@ static int end_agents(struct aka_run *r, const struct aka_episode *ep, struct ak
     return 0;
 }
 
-int aka_episode_recover(struct aka_run *r, struct aka_episode_counters *c, struct aka_err *err)
+int aka_episode_recover(struct aka_run *r, const struct aka_optimize_opts *o,
+                        struct aka_episode_counters *c, struct aka_err *err)
 {
     struct aka_episode ep = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
     int rc = load_active(r, &ep, err);
     if (rc == 0) {
         aka_optimize_progress(r, "episode %ld: recovering after an interrupted supervisor",
                               ep.number);
-        rc = end_agents(r, &ep, err) < 0 ? -1 : settle(r, &ep, err);
+        rc = end_agents(r, &ep, err) < 0 ? -1 : settle(r, o, &ep, err);
     }
     if (rc == 0)
         rc = aka_episode_finish(r, &ep, c, err);

@@ -166,9 +166,11 @@ int aka_episode_finish(struct aka_run *r, const struct aka_episode *ep,
 void aka_episode_release(struct aka_episode *ep);
 
 /* An episode left in flight by a stopped supervisor (episode_recover.c): a version
- * already committed is proven and finished; otherwise, with HEAD still at the base,
- * it is recorded as interrupted; anything else is refused (code 1). */
-int aka_episode_recover(struct aka_run *r, struct aka_episode_counters *c, struct aka_err *err);
+ * already committed is proven and finished; otherwise, with HEAD still at the base, a
+ * valid late handoff is assessed, verified and recorded, else the episode is recorded as
+ * interrupted; anything else is refused (code 1). */
+int aka_episode_recover(struct aka_run *r, const struct aka_optimize_opts *o,
+                        struct aka_episode_counters *c, struct aka_err *err);
 
 /* Archive the worktree's evidence and remove it (the branch stays); prune when it is gone. */
 int aka_episode_drop_worktree(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err);

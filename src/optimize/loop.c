@@ -101,7 +101,7 @@ int aka_optimize_loop(struct aka_run *r, const struct aka_optimize_opts *o, char
         aka_state_load(r->ws.buf, &c);
         /* An episode left in flight is settled before any budget is read: its version may
          * be on disk but not yet committed. */
-        if (aka_episode_active_exists(r->ws.buf) && aka_episode_recover(r, &c, err) < 0)
+        if (aka_episode_active_exists(r->ws.buf) && aka_episode_recover(r, o, &c, err) < 0)
             return -1;
         int stop = aka_stops_check(r, o, &stops, &c, stop_reason, stop_len, err);
         if (stop < 0)
