@@ -81,10 +81,10 @@ case \$(( (ep * 7 + $SEED) % 6 )) in
   0) sed "s/UNROLL 4/UNROLL \$(( 1 << (ep % 4) ))/" $TMP/fast.c >$TMP/variant-\$ep.c
      candidate $TMP/variant-\$ep.c ;;
   1) candidate $TMP/wrong.c ;;
-  2) finish pivot ;;
+  2) aka eval >/dev/null 2>&1 || true; finish pivot ;;  # a fast trial on record, then pivot
   3) sleep 0.3; finish blocked ;;
   4) sleep 0.2 ;;  # no handoff at all: invalid
-  5) sleep 1; finish pivot ;;
+  5) sleep 1; aka eval >/dev/null 2>&1 || true; finish pivot ;;
 esac
 EOF
 printf '{"turns":[{"actions":[{"usage":{"input":100,"output":50}},{"sh":"bash %s/agent.sh"}]}]}\n' \
@@ -113,7 +113,7 @@ campaign() {
     args+=(--agent-cli builtin)
   else
     args+=(--agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude"
-      --fast-episodes 3 --handoff-resumes 0)
+      --fast-episodes 3 --fast-trials 1 --handoff-resumes 0)
   fi
   mkdir -p "$parent"
   while :; do
