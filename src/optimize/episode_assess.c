@@ -204,8 +204,7 @@ static void take_handoff(struct aka_episode *ep, const struct handoff_check *hc,
          * the only "why" the record can carry, so it goes in as the reason. */
         struct aka_journal j;
         bool have = aka_journal_load(hc->journal.buf, &j, &err) == 0;
-        set_status(ep, h->status == AKA_HANDOFF_PIVOT ? AKA_MEM_PIVOT : AKA_MEM_BLOCKED, "%s: %s",
-                   h->status == AKA_HANDOFF_PIVOT ? "pivot" : "blocked",
+        set_status(ep, h->status == AKA_HANDOFF_PIVOT ? AKA_MEM_PIVOT : AKA_MEM_BLOCKED, "%s",
                    have && j.outcome_summary ? j.outcome_summary : "no summary");
         if (have)
             aka_journal_release(&j);

@@ -28,7 +28,8 @@
 #  15. promoted     a fresh campaign whose first episode is full: ABBA promotion;
 #  16. rejected     (twice) the only `aka eval` record is of a shape subset, or
 #                   of --tune knobs: it cannot vouch for the committed bytes;
-#  17. rejected     a correct candidate far slower than the promoted incumbent
+#  17. rejected     a correct candidate far slower than the promoted incumbent (and
+#                   case 21: the same with its evaluation record forged to look fast)
 #                   (fast verification: a large negative improvement);
 #  18. invalid      --agent-timeout 1: every turn outlives it; the timed-out turn
 #                   is resumed once on the same thread, the episode's reason
@@ -223,6 +224,9 @@ grep -q "no complete passing" "$WS/memory/v2.json" || fail "v2 reason"
 # 3. pivot
 episode 3 "$EVAL"',{"sh":"'"$FINISH"' pivot"}' --fast-episodes 5
 expect 3 pivot no
+# The record says why, in the agent's words: the finalized journal's summary.
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["episode"]["violation"] == "episode pivot" and m["quality_gate"]["failure_reason"] == "episode pivot", m["episode"]' \
+  "$WS/memory/v3.json" || fail "v3: the pivot's summary is not in the record"
 
 # 4. invalid handoff: none written (the resume turns do not write one either)
 MAXI=9 episode 4 '{"text":"thinking"}' --fast-episodes 5 --max-stall 3
@@ -477,5 +481,30 @@ m = json.load(open(sys.argv[1] + "/memory/v7.json"))
 e, v = m["episode"], m["verification"]
 assert e["recovered_terminal_handoff"] is True and e["candidate_commit"], e
 assert v["method"] == "single_evaluator" and v["improvement_pct"] < -40, v
+PY
+# 21. a forged evaluation record: the agent evaluates the slow kernel, then rewrites its
+# record to claim a 100x faster run. The record still hash-matches the committed bytes, so it
+# passes as evidence, but the supervisor's own evaluation decides: rejected as slower.
+cat >"$TMP/forge.py" <<'PY'
+import json, os
+p = os.path.join(os.environ["ATREX_AKA_WORKTREE"], ".aka/evaluations.jsonl")
+lines = open(p).read().splitlines()
+rec = json.loads(lines[-1])
+r = rec["result"]
+for k in ("latency_us", "latency_us_geomean", "latency_us_arith_mean"):
+    if isinstance(r.get(k), (int, float)):
+        r[k] /= 100
+r["latency_us_by_shape"] = {s: v / 100 for s, v in r["latency_us_by_shape"].items()}
+if isinstance(r.get("performance_score"), (int, float)):
+    r["performance_score"] *= 100
+lines[-1] = json.dumps(rec)
+open(p, "w").write("\n".join(lines) + "\n")
+PY
+episode 8 '{"write":"kernel.c","content":'"$(jstr "$SLOW_KERNEL")"'},'"$EVAL"',{"sh":"python3 '"$TMP"'/forge.py"},'"$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 10
+expect 8 rejected no
+python3 - "$WS" <<'PY' || fail "v8 (forged record) was not decided by the supervisor's own run"
+import json, sys
+v = json.load(open(sys.argv[1] + "/memory/v8.json"))["verification"]
+assert v["supervisor_eval_id"] and v["improvement_pct"] < -40, v
 PY
 echo "campaign_episodes: all episode paths recorded"
