@@ -183,8 +183,9 @@ static void sol_v0_text(const struct aka_operator *op, struct strbuf *out)
     strbuf_addstr(out, "):\n    result = _ref(");
     for (size_t i = 0; i < op->inputs.n; i++)
         strbuf_addf(out, "%s%s", i ? ", " : "", op->inputs.v[i].name);
-    strbuf_addstr(out, ")\n    results = result if isinstance(result, (tuple, list)) else (result,)\n"
-                       "    for dst, src in zip((");
+    strbuf_addstr(out,
+                  ")\n    results = result if isinstance(result, (tuple, list)) else (result,)\n"
+                  "    for dst, src in zip((");
     for (size_t i = 0; i < op->outputs.n; i++)
         strbuf_addf(out, "%s, ", op->outputs.v[i].name);
     strbuf_addstr(out, "), results):\n        dst[...] = src\n");

@@ -246,8 +246,8 @@ int aka_episode_run(struct aka_run *r, const struct aka_optimize_opts *o,
     struct aka_episode ep = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
     int rc = ensure_plan_reviewers(r, o, err) < 0 ? -1 : prepare(r, o, c, &ep, err);
     if (rc == 0) {
-        aka_episode_progress(r, &ep, "episode %ld -> v%ld, agent %s in %s", ep.number,
-                             ep.version, o->agent_cli, ep.worktree.buf);
+        aka_episode_progress(r, &ep, "episode %ld -> v%ld, agent %s in %s", ep.number, ep.version,
+                             o->agent_cli, ep.worktree.buf);
         rc = play(r, o, &ep, err);
     }
     if (rc == 0)

@@ -20,7 +20,7 @@ struct aka_run {
     struct aka_lock lock;
     struct strbuf ws, op_dir_abs;
     FILE *progress;
-    bool live_ok; /* the campaign is ours (pinned/checked): live.json may be written */
+    bool live_ok;  /* the campaign is ours (pinned/checked): live.json may be written */
     int max_iters; /* the version budget, for progress lines ("episode k/N") */
     enum aka_conversion conversion; /* the latch as the loop top left it */
 };
