@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka_err *err)
@@ -280,4 +281,15 @@ const char *aka_basename(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
+}
+
+void aka_random_hex8(char out[9])
+{
+    unsigned int v = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        v = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16); /* uniqueness only */
+    if (fd >= 0)
+        close(fd);
+    snprintf(out, 9, "%08x", v);
 }

@@ -36,6 +36,10 @@ int aka_write_file_atomic(const char *path, const void *data, size_t len, mode_t
 /* fsync a directory so that a rename/creation inside it is durable. */
 int aka_fsync_dir(const char *dir, struct aka_err *err);
 
+/* Eight random hex digits for names that must not collide (episode branches and
+ * worktrees): /dev/urandom, else time and pid. Not for anything secret. */
+void aka_random_hex8(char out[9]);
+
 /* mkdir -p; existing directories are fine. */
 int aka_mkdir_p(const char *path, mode_t mode, struct aka_err *err);
 /* rm -rf without following symlinks; a missing path is fine. */

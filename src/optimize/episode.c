@@ -22,17 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void random_hex(char out[9])
-{
-    unsigned int v = 0;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-        v = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16); /* uniqueness only */
-    if (fd >= 0)
-        close(fd);
-    snprintf(out, 9, "%08x", v);
-}
-
 static long latest_memory_version(const char *ws)
 {
     struct aka_memory_listing l = {0};
@@ -56,7 +45,7 @@ static int plan(struct aka_run *r, const struct aka_optimize_opts *o,
     ep->version = latest_memory_version(r->ws.buf) + 1;
     ep->kind = aka_episode_kind_for(o, ep->number, c);
     ep->phase = "preparing";
-    random_hex(hex);
+    aka_random_hex8(hex);
     strbuf_addf(&ep->branch, "aka/e%04ld-%s", ep->number, hex);
     strbuf_add(&ep->worktree, r->ws.buf, slash ? (size_t)(slash - r->ws.buf) : 0);
     strbuf_addf(&ep->worktree, "/.aka-worktrees/%s/e%04ld-%s", slash ? slash + 1 : r->ws.buf,

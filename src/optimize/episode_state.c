@@ -44,7 +44,7 @@ static long long *field_at(struct aka_episode_counters *c, size_t off)
     return (long long *)(void *)((char *)c + off);
 }
 
-static json_t *load_doc(const char *ws)
+json_t *aka_state_doc(const char *ws)
 {
     struct strbuf p = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
@@ -62,7 +62,7 @@ static json_t *load_doc(const char *ws)
 void aka_state_load(const char *ws, struct aka_episode_counters *c)
 {
     memset(c, 0, sizeof(*c));
-    json_t *doc = load_doc(ws);
+    json_t *doc = aka_state_doc(ws);
     for (size_t i = 0; doc && fields[i].key; i++) {
         json_t *v = json_object_get(doc, fields[i].key);
         if (json_is_integer(v) && json_integer_value(v) >= 0)
@@ -75,7 +75,7 @@ int aka_state_save(const char *ws, const struct aka_episode_counters *c, struct 
 {
     struct strbuf p = STRBUF_INIT;
     struct aka_episode_counters copy = *c;
-    json_t *doc = load_doc(ws);
+    json_t *doc = aka_state_doc(ws);
     if (!doc)
         doc = json_object();
     for (size_t i = 0; fields[i].key; i++)

@@ -84,6 +84,8 @@ struct aka_episode {
 
 /* state.json: a missing or unreadable file is a fresh campaign (all zero). */
 void aka_state_load(const char *ws, struct aka_episode_counters *c);
+/* The whole .aka/state.json object (owned), or NULL when missing or unreadable. */
+json_t *aka_state_doc(const char *ws);
 int aka_state_save(const char *ws, const struct aka_episode_counters *c, struct aka_err *err);
 
 /* .aka/active_episode.json: written (atomically) before each irreversible step. */

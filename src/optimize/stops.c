@@ -25,14 +25,9 @@
 
 static json_t *state_get(const char *ws, const char *key)
 {
-    struct strbuf p = STRBUF_INIT;
-    struct aka_err ignored = AKA_ERR_INIT;
-    json_t *doc = NULL, *v = NULL;
-    aka_path_join(&p, ws, ".aka/state.json");
-    if (aka_is_file(p.buf) && aka_json_load_file(p.buf, &doc, &ignored) == 0)
-        v = json_incref(json_object_get(doc, key));
+    json_t *doc = aka_state_doc(ws);
+    json_t *v = json_incref(json_object_get(doc, key));
     json_decref(doc);
-    strbuf_release(&p);
     return v;
 }
 
@@ -40,14 +35,10 @@ static json_t *state_get(const char *ws, const char *key)
 static int state_set(const char *ws, const char *key, json_t *value, struct aka_err *err)
 {
     struct strbuf p = STRBUF_INIT;
-    struct aka_err ignored = AKA_ERR_INIT;
-    json_t *doc = NULL;
-    aka_path_join(&p, ws, ".aka/state.json");
-    if (!aka_is_file(p.buf) || aka_json_load_file(p.buf, &doc, &ignored) < 0 ||
-        !json_is_object(doc)) {
-        json_decref(doc);
+    json_t *doc = aka_state_doc(ws);
+    if (!doc)
         doc = json_object();
-    }
+    aka_path_join(&p, ws, ".aka/state.json");
     json_object_set_new(doc, key, value);
     int rc = aka_json_write_file(p.buf, doc, err);
     json_decref(doc);

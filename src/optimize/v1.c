@@ -116,17 +116,6 @@ static int from_seed(struct aka_run *r, const struct aka_optimize_opts *o,
 
 /* ---- V1 written by an agent ---------------------------------------------------------------- */
 
-static void random_hex8(char out[9])
-{
-    unsigned int v = 0;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-        v = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16); /* uniqueness only */
-    if (fd >= 0)
-        close(fd);
-    snprintf(out, 9, "%08x", v);
-}
-
 /* One V1 session: a worktree and branch from the V0 HEAD, like an episode's. */
 struct v1_session {
     struct strbuf worktree, branch, dir; /* dir: <ws>/.aka/v1, the supervisor's copies */
@@ -139,7 +128,7 @@ static int v1_plan(struct aka_run *r, struct v1_session *v, struct aka_err *err)
     struct aka_git g;
     const char *slash = strrchr(r->ws.buf, '/');
     char hex[9];
-    random_hex8(hex);
+    aka_random_hex8(hex);
     strbuf_addf(&v->branch, "aka/v1-%s", hex);
     strbuf_add(&v->worktree, r->ws.buf, slash ? (size_t)(slash - r->ws.buf) : 0);
     strbuf_addf(&v->worktree, "/.aka-worktrees/%s/v1-%s", slash ? slash + 1 : r->ws.buf, hex);
