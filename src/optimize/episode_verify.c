@@ -165,22 +165,21 @@ static double improvement(const struct aka_result *c, const struct aka_memory_re
 }
 
 static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
-                        struct aka_episode *ep, const struct aka_result *cand, const char *sha)
+                        struct aka_episode *ep, const struct aka_result *c, const char *sha)
 {
     struct aka_memory_record m;
-    const struct aka_result c = *cand; /* read-only view; released by the caller */
     const char *basis = "none";
     int iv = incumbent_record(r, ep->version, &m);
     if (iv < 0) {
         reject(ep, "fast verification: no complete passing canonical incumbent record");
         return;
     }
-    double pct = improvement(&c, &m, &basis);
+    double pct = improvement(c, &m, &basis);
     merge(ep->verification,
           json_pack("{s:s, s:o, s:o, s:o, s:o, s:I}", "basis", basis, "candidate_latency_us",
-                    num_or_null(c.latency_us_geomean), "incumbent_latency_us",
+                    num_or_null(c->latency_us_geomean), "incumbent_latency_us",
                     num_or_null(m.latency_us_geomean), "candidate_score",
-                    num_or_null(c.performance_score), "incumbent_score",
+                    num_or_null(c->performance_score), "incumbent_score",
                     num_or_null(m.performance_score), "incumbent_version", (json_int_t)iv));
     json_object_set_new(ep->verification, "improvement_pct", num_or_null(pct));
     /* The score is relative to the reference, which every run re-times: a noisy
@@ -188,12 +187,12 @@ static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
      * H200: rmsnorm +32% by score, 21% slower by geomean latency). So the kernel's
      * own latency must improve by the same margin too. */
     const char *lat_basis = NULL;
-    double lat_pct = improvement_by_latency(&c, &m, &lat_basis);
+    double lat_pct = improvement_by_latency(c, &m, &lat_basis);
     json_object_set_new(ep->verification, "latency_improvement_pct", num_or_null(lat_pct));
     bool faster = pct > o->min_improvement_pct &&
                   (!aka_measured(lat_pct) || lat_pct > o->min_improvement_pct);
     if (!faster &&
-        !aka_conversion_accepts(r, c.latency_us_geomean, m.latency_us_geomean, ep->verification)) {
+        !aka_conversion_accepts(r, c->latency_us_geomean, m.latency_us_geomean, ep->verification)) {
         char why[256];
         if (!(pct > o->min_improvement_pct))
             snprintf(why, sizeof(why), "fast verification: %+.2f%% (%s) is not above %.2f%%", pct,
@@ -205,7 +204,7 @@ static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
         reject(ep, why);
     } else {
         ep->promoted_doc = aka_memory_doc_from_result(
-            ep->version, AKA_MEM_PROMOTED, &c, ep->candidate, "fast_episode",
+            ep->version, AKA_MEM_PROMOTED, c, ep->candidate, "fast_episode",
             "fast episode: the supervisor's evaluation beat the canonical incumbent");
         json_object_set_new(ep->verification, "kernel_sha256", json_string(sha));
     }
