@@ -43,15 +43,7 @@ export ATREX_PROTECTED_GATEWAY_STATE_DIR="$tmp/gw"
 export CODEX_HOME="$tmp/codex-home"
 mkdir -p "$CODEX_HOME"
 
-new_case() {
-  c="$tmp/$1"
-  mkdir -p "$c"
-  git init -q "$c/wt"
-  printf 'int k;\n' >"$c/wt/kernel.c"
-  git -C "$c/wt" add kernel.c
-  git -C "$c/wt" -c user.name=t -c user.email=t@t commit -qm v0
-  printf 'brief\n' >"$c/brief.md"
-}
+. "$AKA_SOURCE_DIR/tests/lib/guard_fixture.sh" # new_case NAME
 
 # session BACKEND SCENARIO: run it with recovery on; $c/out.json, $c/ended (ns).
 session() {

@@ -31,15 +31,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 FAKES="$AKA_SOURCE_DIR/tests/fakes"
 
 # ---- 1. the guard against real GPU work --------------------------------------------------------
-new_case() {
-  c="$tmp/$1"
-  mkdir -p "$c"
-  git init -q "$c/wt"
-  printf 'int k;\n' >"$c/wt/kernel.c"
-  git -C "$c/wt" add kernel.c
-  git -C "$c/wt" -c user.name=t -c user.email=t@t commit -qm v0
-  printf 'brief\n' >"$c/brief.md"
-}
+. "$AKA_SOURCE_DIR/tests/lib/guard_fixture.sh" # new_case NAME
 
 # expect_kill NAME REASON ACTION: the fake runs ACTION (a JSON spawn action), then hangs.
 expect_kill() {
