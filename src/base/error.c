@@ -6,6 +6,7 @@
  * ENOMEM through every caller, and rely on write-ahead records for recovery.
  */
 #include "base/error.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,13 @@ void aka_err_clear(struct aka_err *err)
 
 int aka_err_report(const struct aka_err *err)
 {
-    fprintf(stderr, "aka: %s\n", err->msg[0] ? err->msg : "unknown error");
+    /* Messages quote ids, paths and text from files an agent or a candidate wrote:
+     * escaped, they can neither drive the terminal nor forge a second line. */
+    struct strbuf sb = STRBUF_INIT;
+    const char *msg = err->msg[0] ? err->msg : "unknown error";
+    strbuf_add_escaped(&sb, msg, strlen(msg));
+    fprintf(stderr, "aka: %s\n", sb.buf);
+    strbuf_release(&sb);
     return err->code ? err->code : AKA_EXIT_FAILED;
 }
 

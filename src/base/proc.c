@@ -19,6 +19,11 @@
  * ORPHAN_GRACE_MS without a timeout). The one thing SIGKILL cannot end is a
  * child stuck in uninterruptible sleep; we give up on it after UNKILLABLE_MS.
  *
+ * A stop signal (proc_catch_stop_signals) is one more event of the loop: the
+ * handler only records the signal and writes a byte to a self-pipe that poll()
+ * watches, and the loop then ends the child's group the way a timeout does, so
+ * a caller that was told "interrupted" knows nothing of the job is left.
+ *
  * proc_start() also blocks until the child has exec'd (or failed to): the
  * child reports exec errors through a close-on-exec pipe, and EOF on that pipe
  * means exec succeeded. By then the child has also finished setpgid/setsid, so
@@ -80,6 +85,8 @@ struct proc_handle {
     int64_t deadline_ms, kill_at_ms, reaped_at_ms, escalated_at_ms;
     long grace_ms;
     bool reaped, timed_out, escalated;
+    bool ending;    /* the group got SIGTERM (timeout or stop signal); SIGKILL follows */
+    int stopped_by; /* the stop signal that ended the child, 0 when none did */
     int status;
 };
 
@@ -93,6 +100,11 @@ struct child_plan {
     int report_fd; /* write end of the exec-status pipe */
     int sweep_max; /* upper bound for the close-on-exec fallback */
 };
+
+/* The first stop signal received after proc_catch_stop_signals, and the self-pipe its
+ * handler writes to so that a poll() in progress wakes up. */
+static volatile sig_atomic_t stop_sig;
+static int stop_pipe[2] = {-1, -1};
 
 static int64_t now_ms(void)
 {
@@ -268,6 +280,61 @@ int proc_end_group_if_same(pid_t pgid, unsigned long long start_ticks, long grac
     if (signal_until_gone(pgid, start_ticks, SIGTERM, now_ms() + grace_ms))
         return 1;
     return signal_until_gone(pgid, start_ticks, SIGKILL, now_ms() + UNKILLABLE_MS) ? 1 : -1;
+}
+
+/* ---- stop signals ------------------------------------------------------ */
+
+static void on_stop_signal(int sig)
+{
+    int saved = errno;
+    if (!stop_sig)
+        stop_sig = sig;
+    if (stop_pipe[1] >= 0) {
+        ssize_t n = write(stop_pipe[1], "", 1);
+        (void)n; /* a full pipe already wakes the loop */
+    }
+    errno = saved;
+}
+
+int proc_catch_stop_signals(struct aka_err *err)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    if (stop_pipe[0] < 0 && pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+        return aka_err_set(err, AKA_EXIT_ENV, "cannot create the stop-signal pipe: %s",
+                           strerror(errno));
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART; /* plain reads and writes go on; poll() wakes through the pipe */
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        if (sigaction(sigs[i], &sa, NULL) < 0)
+            return aka_err_set(err, AKA_EXIT_ENV, "cannot catch %s: %s", strsignal(sigs[i]),
+                               strerror(errno));
+    return 0;
+}
+
+int proc_stop_signal(void)
+{
+    return stop_sig;
+}
+
+int proc_check_stop(struct aka_err *err)
+{
+    int sig = stop_sig;
+    if (!sig)
+        return 0;
+    return aka_err_set(err, 128 + sig, "interrupted by %s: the job's processes were ended",
+                       sig == SIGINT    ? "SIGINT"
+                       : sig == SIGTERM ? "SIGTERM"
+                                        : "SIGHUP");
+}
+
+static void drain_stop_pipe(void)
+{
+    char buf[64];
+    while (stop_pipe[0] >= 0 && read(stop_pipe[0], buf, sizeof(buf)) > 0)
+        ;
 }
 
 /* ---- the child side (between fork and exec: async-signal-safe calls only) */
@@ -579,6 +646,8 @@ int proc_start(const struct proc_spec *spec, struct proc_handle **out, struct ak
         aka_err_set(err, AKA_EXIT_USAGE, "proc: empty argv");
         return -1;
     }
+    if (proc_check_stop(err) < 0)
+        return -1; /* stopping: start nothing new */
     ignore_sigpipe();
     h = handle_new(spec);
     if (start_child(spec, h, err) < 0) {
@@ -659,14 +728,26 @@ static int try_reap(struct proc_handle *h, int64_t now, struct aka_err *err)
     return 0;
 }
 
-static void enforce_timeout(struct proc_handle *h, int64_t now)
+/* SIGTERM to the group now, SIGKILL at the end of the grace. */
+static void begin_ending(struct proc_handle *h, int64_t now)
 {
-    if (!h->timed_out && !h->reaped && h->deadline_ms >= 0 && now >= h->deadline_ms) {
+    h->ending = true;
+    kill(-h->pid, SIGTERM);
+    h->kill_at_ms = now + h->grace_ms;
+}
+
+/* The wall-clock limit and stop signals: either ends the whole group. */
+static void enforce_limits(struct proc_handle *h, int64_t now)
+{
+    if (!h->ending && !h->reaped && h->deadline_ms >= 0 && now >= h->deadline_ms) {
         h->timed_out = true;
-        kill(-h->pid, SIGTERM);
-        h->kill_at_ms = now + h->grace_ms;
+        begin_ending(h, now);
     }
-    if (!h->timed_out || h->escalated)
+    if (!h->ending && !h->reaped && stop_sig) {
+        h->stopped_by = stop_sig;
+        begin_ending(h, now);
+    }
+    if (!h->ending || h->escalated)
         return;
     if (now >= h->kill_at_ms) {
         kill(-h->pid, SIGKILL);
@@ -678,14 +759,14 @@ static void enforce_timeout(struct proc_handle *h, int64_t now)
         h->escalated_at_ms = now;
 }
 
-/* When the child is gone (and, after a timeout, the group was escalated), the
+/* When the child is gone (and, after a timeout or stop, the group was escalated), the
  * time after which pipes still open are held by strays; -1 while not yet. */
 static int64_t orphan_deadline(const struct proc_handle *h)
 {
-    if (!h->reaped || (h->timed_out && !h->escalated))
+    if (!h->reaped || (h->ending && !h->escalated))
         return -1;
     int64_t from =
-        h->timed_out && h->escalated_at_ms > h->reaped_at_ms ? h->escalated_at_ms : h->reaped_at_ms;
+        h->ending && h->escalated_at_ms > h->reaped_at_ms ? h->escalated_at_ms : h->reaped_at_ms;
     return from + ORPHAN_GRACE_MS;
 }
 
@@ -711,9 +792,9 @@ static int poll_timeout(const struct proc_handle *h, int64_t now)
     int64_t wake = INT64_MAX, orphan = orphan_deadline(h);
     if (!h->reaped && h->pidfd < 0)
         wake = now + TICK_MS; /* no pidfd: poll waitpid() */
-    if (!h->reaped && !h->timed_out && h->deadline_ms >= 0)
+    if (!h->reaped && !h->ending && h->deadline_ms >= 0)
         wake = min64(wake, h->deadline_ms);
-    if (h->timed_out && !h->escalated)
+    if (h->ending && !h->escalated)
         wake = min64(wake, h->reaped ? min64(now + TICK_MS, h->kill_at_ms) : h->kill_at_ms);
     if (h->escalated && !h->reaped)
         wake = min64(wake, h->escalated_at_ms + UNKILLABLE_MS);
@@ -733,8 +814,8 @@ static void watch(struct pollfd *pfd, struct stream **who, nfds_t *n, int fd, st
 
 static void poll_once(struct proc_handle *h, int timeout)
 {
-    struct pollfd pfd[3];
-    struct stream *who[3];
+    struct pollfd pfd[4];
+    struct stream *who[4];
     nfds_t n = 0;
     if (h->out.fd >= 0)
         watch(pfd, who, &n, h->out.fd, &h->out);
@@ -742,8 +823,11 @@ static void poll_once(struct proc_handle *h, int timeout)
         watch(pfd, who, &n, h->err.fd, &h->err);
     if (h->pidfd >= 0 && !h->reaped)
         watch(pfd, who, &n, h->pidfd, NULL);
+    if (stop_pipe[0] >= 0 && !h->ending)
+        watch(pfd, who, &n, stop_pipe[0], NULL); /* the signal itself is in stop_sig */
     if (poll(pfd, n, timeout) <= 0)
         return; /* timeout or EINTR: the loop re-evaluates everything */
+    drain_stop_pipe();
     for (nfds_t i = 0; i < n; i++)
         if (who[i] && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
             stream_read(who[i]);
@@ -765,9 +849,9 @@ static int wait_loop(struct proc_handle *h, struct aka_err *err)
         int64_t now = now_ms();
         if (!h->reaped && try_reap(h, now, err) < 0)
             return -1;
-        enforce_timeout(h, now);
+        enforce_limits(h, now);
         close_orphaned_pipes(h, now);
-        if (h->reaped && !streams_open(h) && (!h->timed_out || h->escalated))
+        if (h->reaped && !streams_open(h) && (!h->ending || h->escalated))
             return 0;
         if (unkillable(h, now))
             return aka_err_set(err, AKA_EXIT_ENV,
@@ -839,6 +923,8 @@ int proc_wait(struct proc_handle *h, struct proc_result *res, struct aka_err *er
     fill_result(h, res);
     if (rc == 0)
         rc = capture_errors(h, err);
+    if (rc == 0 && h->stopped_by)
+        rc = proc_check_stop(err); /* the result is the signal's doing, not the child's */
     handle_free(h);
     return rc;
 }

@@ -80,6 +80,9 @@ void proc_result_release(struct proc_result *r);
  *    proc_wait with code 75 instead of blocking forever; it stays unreaped.
  *  - proc_start turns a default SIGPIPE disposition into SIG_IGN (once,
  *    process-wide), so a capture file on a dead pipe is EPIPE, not death.
+ *  - After a stop signal (proc_catch_stop_signals below) proc_start refuses and
+ *    proc_wait ends the group and fails, both with code 128+signal; `res` is
+ *    filled in anyway.
  */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct aka_err *err);
 
@@ -89,6 +92,21 @@ int proc_start(const struct proc_spec *spec, struct proc_handle **h, struct aka_
 pid_t proc_pid(const struct proc_handle *h);
 /* Wait for completion (honours the spec's timeout); frees the handle. */
 int proc_wait(struct proc_handle *h, struct proc_result *res, struct aka_err *err);
+/*
+ * Stop signals for a command that runs its children through proc_wait (`aka eval`,
+ * `aka sandbox run`). Afterwards SIGINT, SIGTERM and SIGHUP no longer end the
+ * process at once: the first one is recorded, a proc_wait in progress ends its
+ * child's whole group (SIGTERM, SIGKILL after the grace) and fails with code
+ * 128+signal, and proc_start starts nothing new. Callers unwind through their own
+ * cleanup (job directories, temp files) and exit with that code (130, 143, 129).
+ * Children still start with default dispositions.
+ */
+int proc_catch_stop_signals(struct aka_err *err);
+/* The stop signal received since proc_catch_stop_signals, 0 when none. */
+int proc_stop_signal(void);
+/* -1 with code 128+signal ("interrupted by ...") once a stop signal arrived, else 0. */
+int proc_check_stop(struct aka_err *err);
+
 /* SIGTERM, then SIGKILL after grace (<= 0: 2000 ms), to the whole process group.
  * Returns early once no live (non-zombie) member remains. */
 void proc_kill_group(pid_t pgid, long grace_ms);

@@ -113,6 +113,51 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Length of the valid UTF-8 sequence of 2..4 bytes at p, 0 when it is not one
+ * (overlong forms, surrogates and code points above U+10FFFF are not). */
+static size_t utf8_seq(const unsigned char *p, size_t left)
+{
+    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (!n || n > left || p[0] > 0xF4)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] > 0x9F) ||
+        (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] > 0x8F))
+        return 0;
+    return n;
+}
+
+void strbuf_add_escaped(struct strbuf *sb, const char *data, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = p[i];
+        size_t n = c < 0x80 ? 1 : utf8_seq(p + i, len - i);
+        if (c == '\n' || c == '\r' || c == '\t')
+            strbuf_addstr(sb, c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t");
+        else if (n == 0 || c < 0x20 || c == 0x7F)
+            strbuf_addf(sb, "\\x%02x", c);
+        else if (n == 2 && c == 0xC2 && p[i + 1] < 0xA0) /* C1: U+0080..U+009F */
+            strbuf_addf(sb, "\\u%04x", p[i + 1]);
+        else
+            strbuf_add(sb, p + i, n);
+        i += n ? n : 1;
+    }
+}
+
+void strbuf_addf_escaped(struct strbuf *sb, const char *fmt, ...)
+{
+    struct strbuf tmp = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&tmp, fmt, ap);
+    va_end(ap);
+    strbuf_add_escaped(sb, tmp.buf, tmp.len);
+    strbuf_release(&tmp);
+}
+
 void strbuf_trim(struct strbuf *sb)
 {
     size_t start = 0, end = sb->len;

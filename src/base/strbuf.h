@@ -37,6 +37,18 @@ void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 
+/*
+ * Append text for a terminal: whatever could move the cursor, recolour or
+ * rewrite the screen, or forge another line is shown as an escape instead.
+ * \n, \r and \t become those two characters, other C0 controls and DEL
+ * \xNN, C1 controls (U+0080..U+009F) \u00NN, and bytes that are not part of
+ * valid UTF-8 \xNN; all other UTF-8 text is kept as it is.
+ */
+void strbuf_add_escaped(struct strbuf *sb, const char *data, size_t len);
+/* strbuf_add_escaped of the formatted text. */
+void strbuf_addf_escaped(struct strbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 void strbuf_trim(struct strbuf *sb);
 int strbuf_starts_with(const struct strbuf *sb, const char *prefix);
 

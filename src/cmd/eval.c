@@ -7,11 +7,14 @@
  * stderr, and appends the record to evaluations.jsonl (the worktree's in
  * episode mode; --record FILE otherwise). No logic beyond parsing and printing.
  */
+#include "base/fs.h"
 #include "base/json.h"
+#include "base/proc.h"
 #include "cmd/cmd.h"
 #include "sandbox/evaluate.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +42,8 @@ static const char usage_text[] =
     "  --sandbox-isolation M   bwrap (default) or none (recorded in the result)\n"
     "  --timeout S             wall-clock limit of the job in seconds (default 600)\n"
     "  --sandbox-tmp DIR       where job directories are created\n"
-    "  --record FILE           append the evaluation to FILE (JSON Lines)\n"
+    "  --record FILE           append the evaluation to FILE (JSON Lines; its directory\n"
+    "                          must exist)\n"
     "  --json                  print the outcome as one JSON object instead\n"
     "  -v, --verbose           also print the evaluator's stderr and sandbox notes\n"
     "\n"
@@ -48,7 +52,9 @@ static const char usage_text[] =
     "appended with the kernel's sha256 to <worktree>/.aka/evaluations.jsonl.\n"
     "\n"
     "exit status: 0 when every case passed, 1 when the candidate failed, 2 on bad\n"
-    "input, 75 when the environment (sandbox, toolchain, device) is unavailable.\n";
+    "input, 75 when the environment (sandbox, toolchain, device, temp directory) is\n"
+    "unavailable, 130/143 when SIGINT/SIGTERM stopped it (the job is ended, its\n"
+    "directories removed, nothing recorded).\n";
 
 struct eval_opts {
     struct aka_eval_request req;
@@ -187,6 +193,32 @@ static int use_episode(struct eval_opts *o, const struct aka_eval_episode *ep, s
     return 0;
 }
 
+/* --record names a file to append to, in a directory that exists: a wrong path is a
+ * usage error before anything is evaluated, not a lost result afterwards. */
+static int check_record(const char *path, struct aka_err *err)
+{
+    struct strbuf dir = STRBUF_INIT;
+    const char *slash = strrchr(path, '/');
+    int rc = 0;
+    if (!*path || aka_is_dir(path) || (slash && !slash[1]))
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--record %s: is a directory; expected a file to append the evaluation "
+                           "to (JSON Lines)",
+                           path);
+    if (aka_exists(path) && !aka_is_file(path))
+        return aka_err_set(err, AKA_EXIT_USAGE, "--record %s: not a regular file", path);
+    strbuf_add(&dir, path, slash ? (size_t)(slash - path) : 0);
+    if (!dir.len)
+        strbuf_addstr(&dir, slash ? "/" : ".");
+    if (!aka_is_dir(dir.buf))
+        rc = aka_err_set(err, AKA_EXIT_USAGE,
+                         "--record %s: directory %s does not exist; expected a file in an "
+                         "existing directory",
+                         path, dir.buf);
+    strbuf_release(&dir);
+    return rc;
+}
+
 static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, struct aka_err *err)
 {
     const char *iso = o->isolation ? o->isolation : "bwrap";
@@ -201,30 +233,61 @@ static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, st
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--op-dir, --kernel, --framework and --platform are required outside "
                            "an episode (see aka eval --help)");
-    return 0;
+    return o->record ? check_record(o->record, err) : 0;
+}
+
+/* Failures and diagnostics quote shape ids and compiler output of candidate code:
+ * every line is escaped, so none of it can drive the terminal or forge a line. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    struct strbuf text = STRBUF_INIT, sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&text, fmt, ap);
+    va_end(ap);
+    strbuf_add_escaped(&sb, text.buf, text.len);
+    fprintf(stderr, "aka eval: %s\n", sb.buf);
+    strbuf_release(&text);
+    strbuf_release(&sb);
 }
 
 static void summary(const struct aka_eval_outcome *out, const struct aka_eval_request *req)
 {
     const struct aka_result *r = &out->result;
-    fprintf(stderr,
-            "aka eval: %s %lld/%lld cases · %s · %s on %s · sandbox %s · kernel %.12s · %.1f s\n",
-            r->all_pass ? "PASS" : "FAIL", r->passed, r->total, req->op_dir, out->framework,
-            out->platform, out->isolation, out->kernel_sha256, out->seconds);
+    struct strbuf sb = STRBUF_INIT;
+    say("%s %lld/%lld cases · %s · %s on %s · sandbox %s · kernel %.12s · %.1f s",
+        r->all_pass ? "PASS" : "FAIL", r->passed, r->total, req->op_dir, out->framework,
+        out->platform, out->isolation, out->kernel_sha256, out->seconds);
     if (aka_measured(r->latency_us_geomean))
-        fprintf(stderr, "aka eval: latency geomean %.3f us", r->latency_us_geomean);
+        strbuf_addf(&sb, "latency geomean %.3f us", r->latency_us_geomean);
     if (aka_measured(r->speedup_vs_ref_mean))
-        fprintf(stderr, ", speedup vs reference %.3fx (mean) %.3fx (geomean)",
-                r->speedup_vs_ref_mean, r->speedup_vs_ref_geomean);
+        strbuf_addf(&sb, ", speedup vs reference %.3fx (mean) %.3fx (geomean)",
+                    r->speedup_vs_ref_mean, r->speedup_vs_ref_geomean);
     if (aka_measured(r->latency_us_geomean))
-        fputc('\n', stderr);
+        say("%s", sb.buf);
     for (size_t i = 0; i < r->failures.n && i < 5; i++)
-        fprintf(stderr, "aka eval: %s\n", r->failures.v[i]);
+        say("%s", r->failures.v[i]);
     if (r->failures.n > 5)
-        fprintf(stderr, "aka eval: ... %zu more failures in the result\n", r->failures.n - 5);
+        say("... %zu more failures in the result", r->failures.n - 5);
     for (size_t i = 0; i < r->diagnostics.n && i < 2; i++)
-        fprintf(stderr, "aka eval: [%s] %s\n", r->diagnostics.v[i].stage,
-                r->diagnostics.v[i].message);
+        say("[%s] %s", r->diagnostics.v[i].stage, r->diagnostics.v[i].message);
+    strbuf_release(&sb);
+}
+
+/* The job's stderr, line by line, each escaped. */
+static void print_log(const struct strbuf *log)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (const char *p = log->buf, *end = log->buf + log->len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        strbuf_reset(&sb);
+        strbuf_add_escaped(&sb, p, n);
+        fprintf(stderr, "%s\n", sb.buf);
+        p += n + 1;
+    }
+    strbuf_release(&sb);
 }
 
 static void print_outcome(const struct eval_opts *o, const struct aka_eval_outcome *out,
@@ -249,9 +312,9 @@ static void print_outcome(const struct eval_opts *o, const struct aka_eval_outco
     fflush(stdout);
     strbuf_release(&sb);
     if (o->verbose) {
-        fprintf(stderr, "%s", out->log.buf);
+        print_log(&out->log);
         for (size_t i = 0; i < out->notes.n; i++)
-            fprintf(stderr, "aka eval: note: %s\n", out->notes.v[i]);
+            say("note: %s", out->notes.v[i]);
     }
     summary(out, &o->req);
 }
@@ -264,7 +327,9 @@ static int evaluate_and_report(struct eval_opts *o, const struct aka_eval_episod
     const char *record = ep->active ? ep->record_path : o->record;
     int rc;
     aka_eval_outcome_init(&out);
-    if (aka_evaluate(&o->req, &out, &err) < 0) {
+    /* Ctrl-C or SIGTERM: the job is ended and its directories removed, nothing recorded. */
+    if (proc_catch_stop_signals(&err) < 0 || aka_evaluate(&o->req, &out, &err) < 0 ||
+        proc_check_stop(&err) < 0) {
         aka_eval_outcome_release(&out);
         return aka_err_report(&err);
     }

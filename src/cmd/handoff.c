@@ -128,10 +128,16 @@ int cmd_handoff(int argc, char **argv, const struct aka_app_ctx *ctx)
     if (rc == 0) {
         rc = aka_handoff_submit(handoff.buf, journal.buf, &h, NULL, &err);
     }
-    if (rc == 0)
-        printf("handoff: %s%s%s written to %s%s%s\n", aka_handoff_status_names[h.status],
-               h.candidate_commit[0] ? " " : "", h.candidate_commit, handoff.buf,
-               a.summary ? ": " : "", a.summary ? a.summary : "");
+    if (rc == 0) {
+        /* The summary is the agent's text: escaped, it cannot drive the terminal. */
+        struct strbuf line = STRBUF_INIT;
+        strbuf_addf_escaped(&line, "handoff: %s%s%s written to %s%s%s",
+                            aka_handoff_status_names[h.status], h.candidate_commit[0] ? " " : "",
+                            h.candidate_commit, handoff.buf, a.summary ? ": " : "",
+                            a.summary ? a.summary : "");
+        printf("%s\n", line.buf);
+        strbuf_release(&line);
+    }
     strbuf_release(&handoff);
     strbuf_release(&journal);
     return rc < 0 ? aka_err_report(&err) : 0;

@@ -141,8 +141,11 @@ static int finalize(const char *path, const struct journal_args *a, struct aka_e
     json_decref(outcome);
     if (rc < 0)
         return -1;
-    printf("journal: finalized as %s%s%s (%s)\n", aka_journal_state_names[state],
-           a->commit ? ", candidate " : "", a->commit ? a->commit : "", path);
+    struct strbuf line = STRBUF_INIT;
+    strbuf_addf_escaped(&line, "journal: finalized as %s%s%s (%s)", aka_journal_state_names[state],
+                        a->commit ? ", candidate " : "", a->commit ? a->commit : "", path);
+    printf("%s\n", line.buf);
+    strbuf_release(&line);
     return 0;
 }
 

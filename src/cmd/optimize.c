@@ -11,6 +11,16 @@
 #include "cmd/cmd.h"
 
 #include <stdio.h>
+#include <string.h>
+
+/* The reason can quote a goal or a record: escaped, it cannot drive the terminal. */
+static void print_stopped(const char *reason)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_add_escaped(&sb, reason, strlen(reason));
+    printf("campaign stopped: %s\n", sb.buf);
+    strbuf_release(&sb);
+}
 
 int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
@@ -41,7 +51,7 @@ int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
     if (rc != AKA_EXIT_OK)
         aka_err_report(&err);
     else
-        printf("campaign stopped: %s\n", reason);
+        print_stopped(reason);
     aka_optimize_opts_release(&o);
     return rc;
 }

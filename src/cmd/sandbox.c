@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/proc.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -52,8 +53,10 @@ static const char usage_text[] =
     "  -v, --verbose           also print the job's notes on stderr\n"
     "\n"
     "exit status: the command's; 124 on timeout; 2 when the job is refused (bad\n"
-    "path, never-shipped file, unsafe bind); 75 when the environment cannot run it\n"
-    "(bwrap missing or broken, GPU node absent).\n";
+    "path, never-shipped file, unsafe bind, an --input inside .aka/, memory/ or\n"
+    ".git/); 75 when the environment cannot run it (bwrap missing or broken, GPU\n"
+    "node absent, --sandbox-tmp unusable); 130/143 on SIGINT/SIGTERM (the job's\n"
+    "processes are ended and its directories removed).\n";
 
 struct run_opts {
     struct aka_sandbox_job job;
@@ -92,23 +95,13 @@ static void split_input(const char *arg, struct strbuf *path, const char **dest)
 
 static int add_input(struct run_opts *o, const char *arg, bool ro, struct aka_err *err)
 {
-    struct strbuf path = STRBUF_INIT, real = STRBUF_INIT;
+    struct strbuf path = STRBUF_INIT;
     const char *dest;
-    int rc;
     split_input(arg, &path, &dest);
-    if (aka_is_dir(path.buf)) {
-        rc = aka_realpath(path.buf, &real, err);
-        if (rc == 0)
-            rc = aka_sandbox_job_add_tree(&o->job, path.buf, dest ? dest : aka_basename(real.buf),
-                                          ro, &o->skipped, err);
-    } else {
-        rc = aka_sandbox_job_add_file(&o->job, path.buf, NULL, dest ? dest : aka_basename(path.buf),
-                                      ro, false, err);
-    }
+    int rc = aka_sandbox_job_add_input(&o->job, path.buf, dest, ro, &o->skipped, err);
     if (rc < 0)
         aka_err_prefix(err, "--input %s", arg);
     strbuf_release(&path);
-    strbuf_release(&real);
     return rc;
 }
 
@@ -295,7 +288,10 @@ static int run_job(struct run_opts *o)
     struct aka_err err = AKA_ERR_INIT;
     aka_sandbox_local(&t, &o->local);
     aka_sandbox_result_init(&res);
-    int rc = aka_sandbox_run(&t, &o->job, &res, &err);
+    /* Ctrl-C or SIGTERM ends the job's processes and removes its directories. */
+    int rc = proc_catch_stop_signals(&err);
+    if (rc == 0)
+        rc = aka_sandbox_run(&t, &o->job, &res, &err);
     for (size_t i = 0; i < o->skipped.n; i++)
         strvec_pushf(&res.notes, "not shipped: %s", o->skipped.v[i]);
     if (o->json) {
@@ -307,6 +303,8 @@ static int run_job(struct run_opts *o)
         print_notes(o, &res);
     }
     int code = rc == 0 ? res.exit_code : o->json ? err.code : aka_err_report(&err);
+    if (rc == 0 && proc_check_stop(&err) < 0) /* the signal came after the job */
+        code = o->json ? err.code : aka_err_report(&err);
     aka_sandbox_result_release(&res);
     return code;
 }

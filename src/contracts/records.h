@@ -59,7 +59,7 @@ int aka_record_expected(const struct jctx *c, const char *path, const char *want
 /*
  * Keep an error message on one line: control characters that came from the
  * input (a key with a newline, a failure string with a tab) are written as
- * escapes (\n, \t, \xNN). Returns rc, so public functions end with
+ * escapes (\n, \t, \xNN; strbuf_add_escaped). Returns rc, so public functions end with
  * `return aka_record_one_line(impl(...), err);`.
  */
 int aka_record_one_line(int rc, struct aka_err *err);

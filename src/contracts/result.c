@@ -96,23 +96,12 @@ int aka_record_expected(const struct jctx *c, const char *path, const char *want
 
 int aka_record_one_line(int rc, struct aka_err *err)
 {
-    char out[AKA_ERR_MSG_MAX];
-    size_t o = 0;
+    struct strbuf sb = STRBUF_INIT;
     if (rc >= 0 || !err)
         return rc;
-    for (const unsigned char *p = (const unsigned char *)err->msg; *p && o + 5 < sizeof(out); p++) {
-        if (*p >= 0x20 && *p != 0x7F)
-            out[o++] = (char)*p;
-        else if (*p == '\n' || *p == '\r' || *p == '\t')
-            o += (size_t)snprintf(out + o, sizeof(out) - o, "\\%c",
-                                  *p == '\n'   ? 'n'
-                                  : *p == '\r' ? 'r'
-                                               : 't');
-        else
-            o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x", *p);
-    }
-    out[o] = '\0';
-    memcpy(err->msg, out, o + 1);
+    strbuf_add_escaped(&sb, err->msg, strlen(err->msg));
+    snprintf(err->msg, sizeof(err->msg), "%s", sb.buf);
+    strbuf_release(&sb);
     return rc;
 }
 

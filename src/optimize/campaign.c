@@ -59,12 +59,17 @@ static int check_framework(const struct aka_operator *op, const char *fw, struct
     return 0;
 }
 
+/* Progress lines quote ids, paths and agent text: escaped, none of them can drive the
+ * terminal or forge another line. live.json keeps the text as it is (JSON escapes it). */
 static void say(const char *line, void *data)
 {
     struct aka_run *r = data;
     if (r->progress) {
-        fprintf(r->progress, "aka optimize: %s\n", line);
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_add_escaped(&sb, line, strlen(line));
+        fprintf(r->progress, "aka optimize: %s\n", sb.buf);
         fflush(r->progress);
+        strbuf_release(&sb);
     }
     aka_live_update(r, line);
 }
@@ -142,15 +147,18 @@ static void final_line(struct aka_run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void final_line(struct aka_run *r, const char *fmt, ...)
 {
+    struct strbuf text = STRBUF_INIT, sb = STRBUF_INIT;
     va_list ap;
     if (!r->progress)
         return;
-    fputs("aka optimize: ", r->progress);
     va_start(ap, fmt);
-    vfprintf(r->progress, fmt, ap);
+    strbuf_vaddf(&text, fmt, ap);
     va_end(ap);
-    fputc('\n', r->progress);
+    strbuf_add_escaped(&sb, text.buf, text.len);
+    fprintf(r->progress, "aka optimize: %s\n", sb.buf);
     fflush(r->progress);
+    strbuf_release(&text);
+    strbuf_release(&sb);
 }
 
 static int finalize(struct aka_run *r, struct aka_err *err)

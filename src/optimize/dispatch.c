@@ -218,19 +218,22 @@ static void outcome_line(const char *log, struct strbuf *out)
 
 static int report(struct child *kids, size_t n, FILE *progress)
 {
-    struct strbuf line = STRBUF_INIT;
+    struct strbuf line = STRBUF_INIT, shown = STRBUF_INIT;
     int worst = 0;
     for (size_t i = 0; i < n; i++) {
         int code = kids[i].started ? kids[i].res.exit_code : AKA_EXIT_ENV;
         outcome_line(kids[i].log.buf, &line);
+        strbuf_reset(&shown);
+        strbuf_add_escaped(&shown, line.buf, line.len); /* a child's log is not ours to trust */
         fprintf(progress, "aka optimize: dispatch: %s: exit %d: %s (log %s)\n", kids[i].framework,
-                code, line.len ? line.buf : "no output", kids[i].log.buf);
+                code, shown.len ? shown.buf : "no output", kids[i].log.buf);
         /* Worst = the highest status: every failure code is above 0 (DESIGN §4.9). */
         if (code > worst)
             worst = code;
     }
     fflush(progress);
     strbuf_release(&line);
+    strbuf_release(&shown);
     return worst;
 }
 

@@ -195,6 +195,12 @@ int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_e
 {
     if (!aka_is_dir(o->op_dir))
         return usage(err, "--op-dir: %s is not a directory", o->op_dir);
+    /* A missing --workspace is created; an existing one must be a directory. */
+    if (*o->workspace && aka_exists(o->workspace) && !aka_is_dir(o->workspace))
+        return usage(err,
+                     "--workspace %s: not a directory; expected the directory in which the "
+                     "campaign workspace is created",
+                     o->workspace);
     if (o->agent_cli_path && *o->agent_cli_path && access(o->agent_cli_path, X_OK) != 0)
         return usage(err, "--agent-cli-path %s: not an executable file", o->agent_cli_path);
     if (strcmp(o->agent_cli, "builtin") != 0 && !(o->agent_cli_path && *o->agent_cli_path) &&

@@ -16,18 +16,17 @@ static void line(struct strbuf *out, const char *label, const char *fmt, ...)
 
 static void line(struct strbuf *out, const char *label, const char *fmt, ...)
 {
+    struct strbuf value = STRBUF_INIT;
     va_list ap;
-    strbuf_addf(out, "%-11s ", label);
-    size_t start = out->len;
     va_start(ap, fmt);
-    strbuf_vaddf(out, fmt, ap);
+    strbuf_vaddf(&value, fmt, ap);
     va_end(ap);
-    /* Values come from files (an op_dir, an evaluator's failure text): keep each
-     * on its own line so that no file can forge another header line. */
-    for (size_t i = start; i < out->len; i++)
-        if ((unsigned char)out->buf[i] < 0x20 || out->buf[i] == 0x7F)
-            out->buf[i] = ' ';
+    /* Values come from files (an op_dir, an evaluator's failure text): escaped, no
+     * file can forge another header line or drive the terminal. */
+    strbuf_addf(out, "%-11s ", label);
+    strbuf_add_escaped(out, value.buf, value.len);
     strbuf_addch(out, '\n');
+    strbuf_release(&value);
 }
 
 static void count(struct strbuf *sb, long long v, const char *what)

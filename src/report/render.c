@@ -5,8 +5,8 @@
  * Columns are padded by characters, not bytes, because the "—" that marks a
  * missing number and the "µ" in a heading are two bytes of UTF-8 each; byte
  * padding would shift every row that has one. Text that comes from records
- * (descriptions, reasons) is put on one line: a record must not be able to
- * forge extra rows of the table.
+ * (descriptions, reasons) is escaped onto one line: a record must not be able
+ * to forge extra rows of the table nor send escape sequences to the terminal.
  */
 #include "report/internal.h"
 
@@ -26,18 +26,21 @@ static size_t width(const char *s)
     return n;
 }
 
-/* Add s with control characters as spaces, at most max characters ("…" when cut). */
+/* Add s with control characters escaped, at most max characters ("…" when cut). */
 static void add_clean(struct strbuf *sb, const char *s, size_t max)
 {
+    struct strbuf esc = STRBUF_INIT;
     size_t chars = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    strbuf_add_escaped(&esc, s, strlen(s));
+    for (const unsigned char *p = (const unsigned char *)esc.buf; *p; p++) {
         bool lead = (*p & 0xC0) != 0x80;
         if (lead && ++chars > max) {
             strbuf_addstr(sb, "\xe2\x80\xa6");
-            return;
+            break;
         }
-        strbuf_addch(sb, *p < 0x20 || *p == 0x7F ? ' ' : *p);
+        strbuf_addch(sb, *p);
     }
+    strbuf_release(&esc);
 }
 
 static void push_clean(struct strvec *row, const char *s)

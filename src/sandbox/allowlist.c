@@ -174,6 +174,50 @@ const char *aka_sandbox_secret_path(const char *abs_path)
     }
 }
 
+/* Does directory dir (a prefix of a canonical path) hold .aka or .git? */
+static bool workspace_or_repo(const char *dir)
+{
+    struct strbuf p = STRBUF_INIT;
+    aka_path_join(&p, *dir ? dir : "/", ".aka");
+    bool yes = aka_exists(p.buf);
+    strbuf_reset(&p);
+    aka_path_join(&p, *dir ? dir : "/", ".git");
+    yes = yes || aka_exists(p.buf);
+    strbuf_release(&p);
+    return yes;
+}
+
+/* Why the component c (n bytes) under directory dir is supervisor state, or NULL. */
+static const char *state_component(const char *c, size_t n, const char *dir)
+{
+    if (n == 4 && !strncmp(c, ".git", n))
+        return "a repository's .git/";
+    if (n == 4 && !strncmp(c, ".aka", n))
+        return "a workspace's .aka/";
+    if (n == 6 && !strncmp(c, "memory", n) && workspace_or_repo(dir))
+        return "a workspace's memory/";
+    return NULL;
+}
+
+const char *sbx_state_path(const char *canonical, struct strbuf *where)
+{
+    strbuf_reset(where);
+    for (const char *c = canonical; *c;) {
+        while (*c == '/')
+            c++;
+        size_t n = strcspn(c, "/");
+        if (!n)
+            break;
+        const char *why = state_component(c, n, where->len ? where->buf : "/");
+        strbuf_addch(where, '/');
+        strbuf_add(where, c, n);
+        if (why)
+            return why;
+        c += n;
+    }
+    return NULL;
+}
+
 bool sbx_path_within(const char *path, const char *dir)
 {
     size_t n = strlen(dir);

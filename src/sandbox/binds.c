@@ -15,6 +15,7 @@
 #include "base/fs.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -163,37 +164,64 @@ static void add_system(struct strvec *a, const char *ctl)
     strbuf_release(&path);
 }
 
-static int add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err)
+/* How many /dev/nvidia<N> nodes this host has: what an impossible request is told. */
+static int gpu_nodes(void)
+{
+    struct strvec names = STRVEC_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    int n = 0;
+    if (aka_list_dir("/dev", &names, &ignored) == 0)
+        for (size_t i = 0; i < names.n; i++) {
+            const char *d = names.v[i] + 6;
+            n += !strncmp(names.v[i], "nvidia", 6) && *d && strspn(d, "0123456789") == strlen(d);
+        }
+    strvec_clear(&names);
+    return n;
+}
+
+int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err)
 {
     int ids[AKA_SBX_MAX_GPUS] = {0}; /* zeroed: gcc -O2 cannot see that sbx_gpu_ids fills n */
     size_t n = 0;
-    struct strbuf node = STRBUF_INIT;
+    char node[32];
 
     if (sbx_gpu_ids(job, ids, &n, err) < 0)
         return -1;
+    if (n && !aka_exists("/dev/nvidiactl"))
+        return aka_err_set(err, AKA_EXIT_ENV,
+                           "%zu GPU(s) requested but /dev/nvidiactl does not exist on this host "
+                           "(no NVIDIA driver)",
+                           n);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(node, sizeof(node), "/dev/nvidia%d", ids[i]);
+        if (!aka_exists(node))
+            return aka_err_set(err, AKA_EXIT_ENV,
+                               "%zu GPU(s) requested but GPU %d (%s) does not exist: this host "
+                               "has %d GPU device node(s)",
+                               n, ids[i], node, gpu_nodes());
+    }
+    return 0;
+}
+
+static int add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err)
+{
+    int ids[AKA_SBX_MAX_GPUS] = {0};
+    size_t n = 0;
+    char node[32];
+
+    if (sbx_check_gpus(job, err) < 0 || sbx_gpu_ids(job, ids, &n, err) < 0)
+        return -1;
     if (n == 0)
         return 0;
-    if (!aka_exists("/dev/nvidiactl"))
-        return aka_err_set(err, AKA_EXIT_ENV,
-                           "%d GPU(s) requested but /dev/nvidiactl does not exist on this host",
-                           job->gpu_count);
     push3(a, "--dev-bind", "/dev/nvidiactl", "/dev/nvidiactl");
     push3(a, "--dev-bind-try", "/dev/nvidia-uvm", "/dev/nvidia-uvm");
     push3(a, "--dev-bind-try", "/dev/nvidia-uvm-tools", "/dev/nvidia-uvm-tools");
     for (size_t i = 0; i < n; i++) {
-        strbuf_reset(&node);
-        strbuf_addf(&node, "/dev/nvidia%d", ids[i]);
-        if (!aka_exists(node.buf)) {
-            aka_err_set(err, AKA_EXIT_ENV, "GPU %d requested but %s does not exist", ids[i],
-                        node.buf);
-            strbuf_release(&node);
-            return -1;
-        }
-        push3(a, "--dev-bind", node.buf, node.buf);
+        snprintf(node, sizeof(node), "/dev/nvidia%d", ids[i]);
+        push3(a, "--dev-bind", node, node);
     }
     /* The driver's user-space libraries read PCI topology from sysfs. */
     push3(a, "--ro-bind", "/sys", "/sys");
-    strbuf_release(&node);
     return 0;
 }
 

@@ -921,7 +921,7 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
         snprintf(c->eval_id, sizeof(c->eval_id), "%s", req->eval_id);
     else
         new_eval_id(c->eval_id, sizeof(c->eval_id));
-    if (snapshot_kernel(c, err) < 0)
+    if (aka_sandbox_check_tmp(req->sandbox_tmp, err) < 0 || snapshot_kernel(c, err) < 0)
         return -1;
     c->job.isolation = req->isolation;
     c->job.timeout_s = req->timeout_s > 0 ? req->timeout_s : AKA_SBX_DEFAULT_TIMEOUT_S;

@@ -31,6 +31,13 @@ int sbx_check_file(const struct aka_sandbox_file *f, bool generalized, size_t ma
 const char *sbx_artifact_rule(const char *rel);
 /* A directory name that is never entered nor shipped (.git, .aka, memory, .ssh, ...). */
 bool sbx_never_dir(const char *name);
+/*
+ * Supervisor state on a canonical absolute path: a component .git or .aka, or a
+ * memory/ directly inside a directory that holds .aka or .git (a workspace or a
+ * repository). Returns what it is ("a workspace's .aka/") with that directory in
+ * `where`, or NULL.
+ */
+const char *sbx_state_path(const char *canonical, struct strbuf *where);
 /* Is `path` equal to `dir` or below it (both canonical, absolute)? */
 bool sbx_path_within(const char *path, const char *dir);
 /* "NAME=VALUE" with NAME a portable variable name. */
@@ -76,6 +83,9 @@ int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const c
                    struct aka_err *err);
 /* GPU device indices of the job (explicit ids or 0..count-1); -1 with err when too many. */
 int sbx_gpu_ids(const struct aka_sandbox_job *job, int *ids, size_t *n, struct aka_err *err);
+/* The job's GPUs exist on this host (driver node and every /dev/nvidia<N>): else code 75
+ * naming the missing node and how many the host has. Checked for isolation none too. */
+int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err);
 
 /* ---- artifacts.c ---- */
 void sbx_collect_artifacts(const struct aka_sandbox_job *job, const char *jobdir,

@@ -271,6 +271,28 @@ out:
     return rc;
 }
 
+int aka_sandbox_job_add_input(struct aka_sandbox_job *job, const char *path, const char *dest,
+                              bool read_only, struct strvec *skipped, struct aka_err *err)
+{
+    struct strbuf real = STRBUF_INIT, where = STRBUF_INIT;
+    const char *why;
+    int rc = aka_realpath(path, &real, err);
+    if (rc == 0 && (why = sbx_state_path(real.buf, &where)))
+        rc = aka_err_set(err, AKA_EXIT_USAGE,
+                         "%s is inside %s (%s): supervisor state and repository metadata are "
+                         "never shipped",
+                         real.buf, why, where.buf);
+    else if (rc == 0 && aka_is_dir(real.buf))
+        rc = aka_sandbox_job_add_tree(job, path, dest ? dest : aka_basename(real.buf), read_only,
+                                      skipped, err);
+    else if (rc == 0)
+        rc = aka_sandbox_job_add_file(job, path, NULL, dest ? dest : aka_basename(path), read_only,
+                                      false, err);
+    strbuf_release(&real);
+    strbuf_release(&where);
+    return rc;
+}
+
 /* ---- whole-job validation ---- */
 
 static int cmp_strp(const void *a, const void *b)

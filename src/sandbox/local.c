@@ -9,7 +9,13 @@
  * A missing bwrap refuses the job with exit 75 (the environment lacks the
  * sandbox) unless the job asked for isolation "none", which then runs the
  * command directly in the job directory with the same clean environment and
- * limits, and every result says "isolation": "none".
+ * limits, and every result says "isolation": "none". So does an allocation the
+ * host cannot give (a GPU that is not there) or an unusable temp directory,
+ * in either mode, before anything is created.
+ *
+ * A stop signal caught through base/proc (`aka eval`, `aka sandbox run`) ends
+ * the command's group inside proc_wait; the job then fails with code 128+signal
+ * and the stage and cgroup are removed on the way out like after any job.
  */
 #include "sandbox/internal.h"
 
@@ -69,7 +75,8 @@ static int prepare(struct local_job *lj, struct aka_err *err)
 {
     const struct aka_sandbox_job *job = lj->job;
     bool bwrap = job->isolation == AKA_SBX_BWRAP;
-    if (bwrap && find_bwrap(lj, err) < 0)
+    if ((bwrap && find_bwrap(lj, err) < 0) || sbx_check_gpus(job, err) < 0 ||
+        proc_check_stop(err) < 0)
         return -1;
     if (sbx_stage_create(&lj->st, lj->opts ? lj->opts->tmp_dir : NULL, err) < 0 ||
         sbx_stage_copy_inputs(job, &lj->st, err) < 0)
@@ -122,21 +129,25 @@ static void take_result(struct aka_sandbox_result *res, struct proc_result *pr)
     pr->err = tmp;
 }
 
+/* A run that failed is the machine's problem (75), unless a stop signal ended it. */
+static int run_failed(struct aka_err *err)
+{
+    if (!proc_stop_signal())
+        err->code = AKA_EXIT_ENV;
+    return -1;
+}
+
 static int execute(struct local_job *lj, const struct strvec *argv, struct proc_result *pr,
                    struct aka_err *err)
 {
     struct proc_spec spec;
     struct proc_handle *h = NULL;
     fill_spec(lj, argv, &spec);
-    if (proc_start(&spec, &h, err) < 0) {
-        err->code = AKA_EXIT_ENV; /* could not even start bwrap: the machine's problem */
-        return -1;
-    }
+    if (proc_start(&spec, &h, err) < 0)
+        return run_failed(err); /* could not even start bwrap */
     sbx_cgroup_adopt(&lj->cg, proc_pid(h));
-    if (proc_wait(h, pr, err) < 0) {
-        err->code = AKA_EXIT_ENV;
-        return -1;
-    }
+    if (proc_wait(h, pr, err) < 0)
+        return run_failed(err);
     return 0;
 }
 
@@ -243,6 +254,9 @@ static int local_run(const struct aka_sandbox_transport *t, const struct aka_san
     if (rc == 0)
         rc = run_command(&lj, err);
     t2 = now_s();
+    /* Stopped at any point: nothing comes back, everything below is still removed. */
+    if (proc_check_stop(err) < 0)
+        rc = -1;
     if (rc == 0)
         sbx_collect_artifacts(job, lj.st.job.buf, res);
     sbx_stage_remove(&lj.st, &res->notes);

@@ -34,6 +34,8 @@ const char *aka_sandbox_status_name(enum aka_sandbox_status s)
         return "refused";
     case AKA_SBX_ENV_FAILED:
         return "environment_error";
+    case AKA_SBX_INTERRUPTED:
+        return "interrupted";
     }
     return "?";
 }
@@ -140,7 +142,9 @@ json_t *aka_sandbox_result_to_json(const struct aka_sandbox_job *job,
 /* Record a failure that stopped the job in the result as well as in err. */
 static void mark_failed(struct aka_sandbox_result *res, const struct aka_err *err)
 {
-    res->status = err->code == AKA_EXIT_ENV ? AKA_SBX_ENV_FAILED : AKA_SBX_REFUSED;
+    res->status = err->code == AKA_EXIT_ENV ? AKA_SBX_ENV_FAILED
+                  : err->code > 128         ? AKA_SBX_INTERRUPTED
+                                            : AKA_SBX_REFUSED;
     res->exit_code = err->code ? err->code : AKA_EXIT_FAILED;
     snprintf(res->error, sizeof(res->error), "%s", err->msg);
 }

@@ -17,7 +17,9 @@
  *   - the job was invalid (bad path, never-shipped file, unsafe bind): REFUSED,
  *     error code 2, nothing ran;
  *   - the environment could not run it (bwrap missing or broken, no GPU node,
- *     temp dir unwritable): ENV_FAILED, error code 75.
+ *     temp dir unwritable): ENV_FAILED, error code 75;
+ *   - aka itself was told to stop (SIGINT, SIGTERM, SIGHUP caught through
+ *     base/proc): INTERRUPTED, error code 128+signal, the job's processes ended.
  */
 #ifndef AKA_SANDBOX_SANDBOX_H
 #define AKA_SANDBOX_SANDBOX_H
@@ -105,6 +107,14 @@ int aka_sandbox_job_add_file(struct aka_sandbox_job *job, const char *src, const
  */
 int aka_sandbox_job_add_tree(struct aka_sandbox_job *job, const char *dir, const char *dest_prefix,
                              bool read_only, struct strvec *skipped, struct aka_err *err);
+/*
+ * A path a person named (`aka sandbox run --input`): a directory is shipped as a
+ * tree, anything else as one file (never a symlink); dest NULL: the path's name.
+ * Its canonical path (symlinks resolved) may not lie in supervisor state — inside
+ * any .git/ or .aka/, or the memory/ of a workspace or repository — code 2.
+ */
+int aka_sandbox_job_add_input(struct aka_sandbox_job *job, const char *path, const char *dest,
+                              bool read_only, struct strvec *skipped, struct aka_err *err);
 int aka_sandbox_job_add_env(struct aka_sandbox_job *job, const char *name_value,
                             struct aka_err *err);
 int aka_sandbox_job_add_artifact(struct aka_sandbox_job *job, const char *rel, struct aka_err *err);
@@ -142,7 +152,12 @@ int aka_sandbox_check_bind(const char *resolved_src, const char *dest,
 
 /* ---- result ---------------------------------------------------------------------------------- */
 
-enum aka_sandbox_status { AKA_SBX_COMPLETED = 0, AKA_SBX_REFUSED, AKA_SBX_ENV_FAILED };
+enum aka_sandbox_status {
+    AKA_SBX_COMPLETED = 0,
+    AKA_SBX_REFUSED,
+    AKA_SBX_ENV_FAILED,
+    AKA_SBX_INTERRUPTED /* a stop signal (base/proc) ended it: code 128+signal */
+};
 
 struct aka_sandbox_result {
     enum aka_sandbox_status status;
@@ -192,6 +207,13 @@ struct aka_sandbox_local_opts {
     const char *tmp_dir; /* where job directories are created; NULL: $TMPDIR, else /tmp */
     const char *bwrap;   /* bwrap binary; NULL: looked up in PATH */
 };
+
+/*
+ * Can job directories be created in tmp_dir (NULL: $TMPDIR, else /tmp)? It must
+ * exist, be a writable directory and not sit on a noexec mount (nothing shipped
+ * or built there could run). Code 75 naming the directory and the reason.
+ */
+int aka_sandbox_check_tmp(const char *tmp_dir, struct aka_err *err);
 
 /* Fill t with the local transport; opts must outlive t (NULL: defaults). */
 void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox_local_opts *opts);

@@ -14,8 +14,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 void sbx_stage_init(struct sbx_stage *st)
@@ -62,14 +64,57 @@ static int write_etc(const struct sbx_stage *st, struct aka_err *err)
     return rc;
 }
 
+/* Why dir cannot hold job directories, or NULL. */
+static const char *tmp_unusable(const char *dir)
+{
+    struct stat st;
+    struct statvfs vfs;
+    if (stat(dir, &st) < 0)
+        return strerror(errno);
+    if (!S_ISDIR(st.st_mode))
+        return "not a directory";
+    if (access(dir, W_OK | X_OK) < 0)
+        return errno == EROFS ? "on a read-only file system" : "not writable";
+    if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+        return "on a read-only file system";
+    /* bwrap binds the job directory with its mount's flags: nothing built or shipped
+     * into it could be executed, and every candidate would fail for the machine. */
+    if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC))
+        return "on a noexec mount (the job's programs could not run there)";
+    return NULL;
+}
+
+int aka_sandbox_check_tmp(const char *tmp_dir, struct aka_err *err)
+{
+    const char *dir = tmp_dir && *tmp_dir ? tmp_dir : getenv("TMPDIR");
+    const char *src = tmp_dir && *tmp_dir ? "--sandbox-tmp" : "$TMPDIR";
+    if (!dir || !*dir) {
+        dir = "/tmp";
+        src = "default";
+    }
+    const char *why = tmp_unusable(dir);
+    if (why)
+        return aka_err_set(err, AKA_EXIT_ENV, "sandbox temp directory %s (%s): %s", dir, src, why);
+    return 0;
+}
+
 int sbx_stage_create(struct sbx_stage *st, const char *tmp_dir, struct aka_err *err)
 {
     struct strbuf tmp = STRBUF_INIT;
-    /* mkdtemp gives 0700: a setuid file a job plants stays unreachable to other users. */
-    if (aka_make_temp_dir(tmp_dir, "aka-sbx", &st->root, err) < 0) {
+    if (aka_sandbox_check_tmp(tmp_dir, err) < 0)
+        return -1;
+    /* Absolute, whatever was given: bwrap binds the job directory by this path. */
+    if (tmp_dir && *tmp_dir && aka_realpath(tmp_dir, &tmp, err) < 0) {
         err->code = AKA_EXIT_ENV;
         return -1;
     }
+    /* mkdtemp gives 0700: a setuid file a job plants stays unreachable to other users. */
+    if (aka_make_temp_dir(tmp.len ? tmp.buf : NULL, "aka-sbx", &st->root, err) < 0) {
+        err->code = AKA_EXIT_ENV;
+        strbuf_release(&tmp);
+        return -1;
+    }
+    strbuf_reset(&tmp);
     aka_path_join(&st->job, st->root.buf, "job");
     aka_path_join(&st->ctl, st->root.buf, "ctl");
     aka_path_join(&tmp, st->job.buf, "tmp");

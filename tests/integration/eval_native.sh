@@ -11,7 +11,12 @@
 #      the worktree's .aka/evaluations.jsonl; standalone appends only with --record;
 #   4. bad input exits 2, a failing reference exits 2, a missing GPU exits 75;
 #   5. the harness sources compile warning-free, and the CUDA harness builds with
-#      nvcc (skipped with a message when nvcc is missing).
+#      nvcc (skipped with a message when nvcc is missing);
+#   6. SIGINT / SIGTERM while the candidate runs exit 130 / 143 with no job
+#      directory and no job process left and nothing recorded; --record naming a
+#      directory or a path in a missing directory is a usage error before any job
+#      runs; an unusable --sandbox-tmp is 75; control characters in shape ids are
+#      escaped in every message.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -u
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
@@ -184,6 +189,7 @@ for l in lines:
 EOF
 (cd "$wt" && ATREX_AKA_WORKSPACE=$ws "$AKA" eval --op-dir "$OPS/vector_add" >/dev/null 2>&1)
 [ $? = 2 ] && ok "episode mode refuses --op-dir" || fail "episode mode accepted --op-dir"
+mkdir -p "$TMP/rec"
 if ev standalone-record 0 --op-dir "$OPS/vector_add" --kernel "$OPS/vector_add/seeds/C/kernel.c" \
     --framework C --platform cpu --shape-id n4k "${FAST[@]}" --record "$TMP/rec/evals.jsonl"; then
     [ "$(wc -l <"$TMP/rec/evals.jsonl")" = 1 ] && ok "--record appends one line" ||
@@ -234,6 +240,92 @@ if command -v nvcc >/dev/null 2>&1; then
 else
     echo "SKIP: nvcc is not installed; the CUDA harness build check did not run"
 fi
+
+# ---- 6. stop signals, --record, --sandbox-tmp, escaping ----------------------------------------
+SIGT=$TMP/sigtmp
+mkdir -p "$SIGT"
+SIGT=$(cd "$SIGT" && pwd -P)
+# Live processes of a job under $SIGT: every job process has HOME=<its job dir>.
+job_procs() {
+    local f st
+    for f in $(grep -lsa "HOME=$SIGT/" /proc/[0-9]*/environ 2>/dev/null); do
+        st=$(sed 's/.*) //' "${f%/environ}/stat" 2>/dev/null | cut -c1)
+        [ -n "$st" ] && [ "$st" != Z ] && echo "${f%/environ}"
+    done
+}
+harness_running() {
+    local d
+    for d in $(job_procs); do [ "$(cat "$d/comm" 2>/dev/null)" = harness ] && return 0; done
+    return 1
+}
+for sig in INT TERM; do
+    want=$([ $sig = INT ] && echo 130 || echo 143)
+    "$AKA" eval --sandbox-isolation "$ISO" --op-dir "$OPS/vector_add" --kernel "$RED/spins.c" \
+        --framework C --platform cpu "${FAST[@]}" --timeout 120 --sandbox-tmp "$SIGT" \
+        --record "$TMP/sig.jsonl" >"$TMP/sig.out" 2>"$TMP/sig.err" &
+    pid=$!
+    for _ in $(seq 600); do harness_running && break; sleep 0.1; done
+    harness_running || fail "SIG$sig: the spinning candidate never started"
+    kill -s "$sig" "$pid"
+    wait "$pid"
+    rc=$?
+    [ "$rc" = "$want" ] && ok "SIG$sig while the candidate runs: exit $want" ||
+        fail "SIG$sig: exit $rc, expected $want"
+    grep -q "interrupted by SIG$sig" "$TMP/sig.err" || fail "SIG$sig: no 'interrupted' message"
+    for _ in $(seq 50); do [ -z "$(job_procs)" ] && break; sleep 0.1; done
+    [ -z "$(job_procs)" ] && ok "SIG$sig: no process of the job survives" ||
+        fail "SIG$sig: job processes left: $(job_procs)"
+    [ -z "$(ls -A "$SIGT")" ] && ok "SIG$sig: no job directory left" ||
+        fail "SIG$sig: left in the temp directory: $(ls -A "$SIGT")"
+    [ ! -e "$TMP/sig.jsonl" ] && ok "SIG$sig: nothing recorded" || fail "SIG$sig: a record was written"
+done
+
+mkdir -p "$TMP/recdir"
+t0=$(date +%s)
+ev record-dir 2 --op-dir "$OPS/vector_add" --kernel "$RED/spins.c" --framework C --platform cpu \
+    --timeout 60 --sandbox-tmp "$SIGT" --record "$TMP/recdir" &&
+    { grep -qF -- "--record $TMP/recdir: is a directory" "$TMP/record-dir.err" &&
+        ok "--record DIR: exit 2 naming it" || fail "--record DIR: $(cat "$TMP/record-dir.err")"; }
+ev record-no-parent 2 --op-dir "$OPS/vector_add" --kernel "$RED/spins.c" --framework C \
+    --platform cpu --timeout 60 --sandbox-tmp "$SIGT" --record "$TMP/nodir/evals.jsonl" &&
+    { grep -qF "directory $TMP/nodir does not exist" "$TMP/record-no-parent.err" &&
+        ok "--record in a missing directory: exit 2 naming it" ||
+        fail "--record in a missing directory: $(cat "$TMP/record-no-parent.err")"; }
+# The candidate spins until the 60 s limit: a usage error that ran it would take that long.
+[ $(($(date +%s) - t0)) -lt 30 ] && ! grep -q "^aka eval: " "$TMP/record-dir.err" \
+    "$TMP/record-no-parent.err" && [ ! -e "$TMP/nodir" ] && [ -z "$(ls -A "$TMP/recdir")" ] &&
+    ok "--record errors come before any evaluation" || fail "--record: an evaluation ran first"
+
+ev eval-tmp 75 --op-dir "$OPS/vector_add" --kernel "$k" --framework C --platform cpu \
+    --sandbox-tmp "$TMP/no-such-tmp" &&
+    { grep -qF "sandbox temp directory $TMP/no-such-tmp (--sandbox-tmp): No such file or directory" \
+        "$TMP/eval-tmp.err" && ok "an unusable --sandbox-tmp: exit 75 naming it" ||
+        fail "--sandbox-tmp: $(cat "$TMP/eval-tmp.err")"; }
+
+# An ESC sequence and a newline in a shape id: shown escaped, on one line, in the
+# usage error and in the failure lines of the summary (the JSON escapes it itself).
+esc_clean() { ! grep -q $'\e' "$1" && grep -qF -- "$2" "$1"; }
+ev esc-shape-flag 2 --op-dir "$OPS/vector_add" --kernel "$k" --framework C --platform cpu \
+    --shape-id $'n4k\e[2J\nforged' &&
+    { [ "$(wc -l <"$TMP/esc-shape-flag.err")" = 1 ] &&
+        esc_clean "$TMP/esc-shape-flag.err" 'n4k\x1b[2J\nforged: no such shape' &&
+        ok "a shape id with ESC and a newline is escaped in the error line" ||
+        fail "shape id not escaped: $(cat -A "$TMP/esc-shape-flag.err")"; }
+cp -r "$OPS/vector_add" "$TMP/escop"
+python3 - "$TMP/escop/operator.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["shapes"]:
+    if s["id"] == "n4k":
+        s["id"] = "n4k\x1b[31m\nforged"
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+EOF
+ev esc-shape-op 1 --op-dir "$TMP/escop" --kernel "$RED/off_by_one.c" --framework C --platform cpu \
+    "${FAST[@]}" &&
+    { esc_clean "$TMP/esc-shape-op.err" "aka eval: sid=n4k\x1b[31m\nforged: seed 0: output 'z'[4095]" &&
+        ! grep -q '^forged' "$TMP/esc-shape-op.err" &&
+        ok "a failure naming a shape id with ESC and a newline is escaped in the summary" ||
+        fail "failure line not escaped: $(cat -A "$TMP/esc-shape-op.err" | head -3)"; }
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"

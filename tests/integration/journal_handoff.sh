@@ -6,7 +6,8 @@
 #   3. in a git repo with .aka/journal.json as the supervisor creates it, two
 #      experiments are appended (found via the current directory, then via
 #      $ATREX_AKA_WORKTREE), the journal is finalized as candidate_ready with
-#      HEAD, and the handoff names HEAD; python3 checks both files;
+#      HEAD, and the handoff names HEAD; python3 checks both files; the receipt
+#      shows the summary's ESC sequence and newline escaped;
 #   4. bad input (malformed JSON, unknown status or state, a missing or
 #      mismatched candidate commit, an unfinalized journal, unknown flags)
 #      exits 2 with one line "FILE/FLAG: FIELD: ..." and leaves the journal and
@@ -120,8 +121,13 @@ expect_bad 'handoff.json: candidate_commit: expected none when status is pivot' 
     "$AKA" handoff --status pivot --candidate-commit "$HEAD"
 [ ! -e .aka/handoff.json ] || fail "a rejected handoff wrote handoff.json"
 
-expect 0 "$AKA" handoff --status candidate_ready --candidate-commit "$HEAD" --summary "1.3x"
+# The agent's summary carries an ESC sequence and a newline: the receipt shows them escaped.
+expect 0 "$AKA" handoff --status candidate_ready --candidate-commit "$HEAD" \
+    --summary $'1.3x \e[31mred\nhandoff: forged'
 grep -q "candidate_ready $HEAD" "$TMP/out" || fail "handoff receipt: $(cat "$TMP/out")"
+[ "$(wc -l <"$TMP/out")" = 1 ] && ! grep -q $'\e' "$TMP/out" &&
+    grep -qF ': 1.3x \x1b[31mred\nhandoff: forged' "$TMP/out" ||
+    fail "handoff receipt: the summary was not escaped: $(cat -A "$TMP/out")"
 
 python3 - "$WT/.aka" "$BASE" "$HEAD" <<'EOF'
 import json, sys

@@ -1,6 +1,7 @@
 #!/bin/bash
 # optimize_usage.sh — `aka optimize` usage errors exit 2 and write nothing:
-# no workspace, no file in the current directory; --help documents the flags.
+# no workspace, no file in the current directory (nor a --workspace that is a
+# file); --help documents the flags.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -euo pipefail
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
@@ -41,6 +42,11 @@ expect_usage wrong-framework-for-layout "--framework" --op-dir "$OP" --platform 
     --framework Triton --agent-cli builtin --workspace "$TMP/ws"
 expect_usage no-such-op-dir --op-dir --op-dir "$TMP/none" --platform cpu --framework C \
     --agent-cli builtin --workspace "$TMP/ws"
+# --workspace naming an existing regular file: refused before anything is written.
+echo "not a directory" >"$TMP/wsfile"
+expect_usage workspace-is-a-file "--workspace $TMP/wsfile: not a directory" --op-dir "$OP" \
+    --platform cpu --framework C --agent-cli builtin --workspace "$TMP/wsfile"
+[ "$(cat "$TMP/wsfile")" = "not a directory" ] || { echo "FAIL: the --workspace file changed"; exit 1; }
 
 # Through core's --repo-root and -- separator the same checks apply.
 rc=0

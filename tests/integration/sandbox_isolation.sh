@@ -6,8 +6,10 @@
 # refused or contained: no network, nothing outside the allowlist readable, no
 # write outside the job directory, time and output limits enforced, fork bombs
 # contained with no survivors, hostile artifacts refused, and the explicit
-# `none` opt-out and a missing bwrap handled as documented. Every test also
-# checks that no job directory or pids cgroup is left behind.
+# `none` opt-out and a missing bwrap handled as documented; SIGINT/SIGTERM of
+# aka ends the job and removes it; supervisor-state inputs, impossible GPU
+# requests and unusable temp directories are refused before anything runs.
+# Every test also checks that no job directory or pids cgroup is left behind.
 #
 # Env: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -u
@@ -153,6 +155,40 @@ t_allowlist_walk() {
     check "no leftovers after allowlist tests" no_leftovers
 }
 
+# An --input whose real path lies in supervisor state is refused with 2, naming the
+# path and the rule: inside .aka/, .git/, or a workspace's memory/, also through a
+# symlink; a directory merely called memory outside any workspace ships.
+t_state_inputs() {
+    local ws=$WORK/stws rc rel dir rule
+    mkdir -p "$ws/.aka/sub" "$ws/memory" "$ws/.git" "$WORK/plain/memory"
+    echo x >"$ws/.aka/campaign.json"
+    echo x >"$ws/.aka/sub/notes.txt"
+    echo x >"$ws/memory/v0.json"
+    echo x >"$ws/.git/config"
+    echo x >"$WORK/plain/memory/data.txt"
+    ln -sfn "$ws/.aka" "$WORK/aka-link"
+    local cases=(".aka/campaign.json|$ws/.aka|a workspace's .aka/"
+        ".aka/sub|$ws/.aka|a workspace's .aka/"
+        "memory/v0.json|$ws/memory|a workspace's memory/"
+        ".git/config|$ws/.git|a repository's .git/")
+    for c in "${cases[@]}"; do
+        IFS='|' read -r rel dir rule <<<"$c"
+        sbx --input "$ws/$rel" -- true >/dev/null 2>"$WORK/state.err"
+        rc=$?
+        check "--input $rel is refused with 2 (rc=$rc)" test "$rc" -eq 2
+        check "  and the message names $dir and the rule" \
+            grep -qF "$ws/$rel is inside $rule ($dir)" "$WORK/state.err"
+    done
+    sbx --input "$WORK/aka-link/campaign.json" -- true >/dev/null 2>"$WORK/state.err"
+    rc=$?
+    check "--input through a symlink into .aka/ is refused with 2 (rc=$rc)" test "$rc" -eq 2
+    check "  and the message names the resolved path" \
+        grep -qF "$ws/.aka/campaign.json is inside a workspace's .aka/" "$WORK/state.err"
+    sbx --input "$WORK/plain/memory/data.txt" -- cat data.txt >"$WORK/state.out" 2>&1
+    check "a memory/ directory outside any workspace or repository ships" grep -qx x "$WORK/state.out"
+    check "no leftovers after state-input tests" no_leftovers
+}
+
 # ---- writing outside the job directory --------------------------------------------------------
 
 t_write_outside() {
@@ -203,9 +239,17 @@ t_clean_env() {
 
 # ---- time, processes, output -----------------------------------------------------------------
 
+live_marked() { # processes carrying our marker that are not zombies
+    local pid st
+    for pid in $(pgrep -f -- "$MARK"); do
+        st=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)
+        [ -n "$st" ] && [ "$st" != Z ] && echo "$pid"
+    done
+}
+
 survivors_gone() { # wait up to 5 s for every process carrying our marker to be gone
     for _ in $(seq 50); do
-        pgrep -f -- "$MARK" >/dev/null || return 0
+        [ -z "$(live_marked)" ] && return 0
         sleep 0.1
     done
     return 1
@@ -261,6 +305,35 @@ t_output_cap() {
     check "stderr_truncated is true" \
         test "$(jfield "$WORK/cap2.json" 'r["stderr_truncated"]')" = True
     check "no leftovers after output tests" no_leftovers
+}
+
+# SIGINT / SIGTERM of `aka sandbox run` while its command runs: exit 130 / 143, the
+# command and its background children are ended, the job directory is removed.
+t_interrupt() {
+    local iso sig want pid rc
+    for iso in bwrap none; do
+        for sig in INT TERM; do
+            want=$([ $sig = INT ] && echo 130 || echo 143)
+            # aka itself in the background (not the sbx function, which would be a subshell).
+            "$AKA" sandbox run --sandbox-tmp "$SBXTMP" --sandbox-isolation "$iso" \
+                --input "$(command -v sleep)=$MARK-sleeper" -- \
+                sh -c "./$MARK-sleeper 100 & ./$MARK-sleeper 101" >/dev/null 2>"$WORK/int.err" &
+            pid=$!
+            for _ in $(seq 100); do
+                [ "$(live_marked | wc -l)" -ge 2 ] && break
+                sleep 0.05
+            done
+            check "$iso: the job's command runs before SIG$sig" test "$(live_marked | wc -l)" -ge 2
+            kill -s "$sig" "$pid"
+            wait "$pid"
+            rc=$?
+            check "$iso: SIG$sig ends aka sandbox run with $want (rc=$rc)" test "$rc" -eq "$want"
+            check "$iso: it says it was interrupted by SIG$sig" grep -q "interrupted by SIG$sig" \
+                "$WORK/int.err"
+            check "$iso: no process of the job survives SIG$sig" survivors_gone
+            check "$iso: no job directory or cgroup is left after SIG$sig" no_leftovers
+        done
+    done
 }
 
 # ---- artifacts ---------------------------------------------------------------------------------
@@ -325,10 +398,64 @@ t_missing_bwrap() {
     check "no leftovers after opt-out tests" no_leftovers
 }
 
+# An allocation the host cannot give is an environment error (75) naming what is
+# missing, with or without isolation, before anything runs.
+t_impossible_gpus() {
+    local iso rc
+    for iso in bwrap none; do
+        sbx --sandbox-isolation "$iso" --gpus 32 -- touch "$WORK/gpu-ran" >/dev/null 2>"$WORK/gpu.err"
+        rc=$?
+        check "$iso: --gpus 32 is refused with 75 (rc=$rc)" test "$rc" -eq 75
+        check "$iso: the reason names the missing device node" grep -q "/dev/nvidia" "$WORK/gpu.err"
+        if [ ! -e /dev/nvidiactl ]; then
+            sbx --sandbox-isolation "$iso" --gpus 1 -- touch "$WORK/gpu-ran" >/dev/null 2>&1
+            rc=$?
+            check "$iso: --gpus 1 on a host without NVIDIA devices is 75 (rc=$rc)" test "$rc" -eq 75
+        fi
+    done
+    check "the command never ran" test ! -e "$WORK/gpu-ran"
+    check "no leftovers after allocation tests" no_leftovers
+}
+
+# An unusable --sandbox-tmp is an environment error (75) naming the directory and why.
+tmp_refused() { # tmp_refused WHAT DIR WHY [RUNNER...]
+    local what=$1 dir=$2 why=$3 rc
+    shift 3
+    "$@" "$AKA" sandbox run --sandbox-tmp "$dir" -- true >/dev/null 2>"$WORK/tmp.err"
+    rc=$?
+    check "--sandbox-tmp $what is refused with 75 (rc=$rc)" test "$rc" -eq 75
+    check "  the reason names $dir: $why" grep -qF "sandbox temp directory $dir (--sandbox-tmp): $why" \
+        "$WORK/tmp.err"
+}
+
+t_sandbox_tmp() {
+    local mnt=$WORK/mnt
+    mkdir -p "$mnt"
+    : >"$WORK/a-file"
+    tmp_refused missing "$WORK/none" "No such file or directory"
+    tmp_refused "a file" "$WORK/a-file" "not a directory"
+    if [ "$(id -u)" != 0 ]; then
+        chmod 555 "$mnt"
+        tmp_refused "not writable" "$mnt" "not writable"
+        chmod 755 "$mnt"
+    elif unshare -m true 2>/dev/null; then
+        tmp_refused "on a read-only mount" "$mnt" "on a read-only file system" \
+            unshare -m sh -c 'mount -t tmpfs -o ro tmpfs "$0" && exec "$@"' "$mnt"
+        tmp_refused "on a noexec mount" "$mnt" "on a noexec mount" \
+            unshare -m sh -c 'mount -t tmpfs -o noexec tmpfs "$0" && exec "$@"' "$mnt"
+    else
+        echo "skip - read-only and noexec --sandbox-tmp: no mount namespace here"
+    fi
+    (cd "$WORK" && "$AKA" sandbox run --sandbox-tmp sbx -- true >/dev/null 2>&1)
+    check "a relative --sandbox-tmp works" test $? -eq 0
+    check "no leftovers after temp-dir tests" no_leftovers
+}
+
 setup
 t_network
 t_private_read
 t_allowlist_walk
+t_state_inputs
 t_write_outside
 t_ro_input
 t_clean_env
@@ -336,8 +463,11 @@ t_timeout
 t_forkbomb 64
 t_forkbomb 0
 t_output_cap
+t_interrupt
 t_artifacts
 t_isolation_none
 t_missing_bwrap
+t_impossible_gpus
+t_sandbox_tmp
 echo "sandbox_isolation: $PASSES passed, $FAILS failed"
 [ "$FAILS" -eq 0 ]

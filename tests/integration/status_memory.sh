@@ -9,6 +9,8 @@
 #      naming its file;
 #   4. hand-added episode records (v2 rejected, v10 promoted with ABBA
 #      verification numbers) are shown in numeric order with their numbers;
+#   4b. an ESC sequence and a newline in a record's description (the agent's
+#      summary), in the live phase and in the workspace path are escaped;
 #   5. malformed campaign.json / memory records exit 2 with one line
 #      "FILE: FIELD: ..." and print nothing on stdout;
 # and no command ever changes a byte of the workspace (hashed before/after).
@@ -156,6 +158,42 @@ expect 0 "$AKA" memory latest --workspace "$EP"
 grep -q '"version": "v10"' "$TMP/out" || fail "latest is v10"
 [ "$(tree_hash "$EP")" = "$ep_before" ] || fail "status changed the episode copy"
 echo "ok: episode records in numeric order with verification numbers"
+
+# 4b. an ESC sequence and a newline in an agent's summary (a record's description), in
+# the live phase and in a workspace path: escaped on one line, never sent raw
+ESC=$TMP/escparent
+mkdir -p "$ESC"
+cp -a "$WS" "$ESC/"
+EW=$ESC/$(basename "$WS")
+python3 - "$EW" <<'PY'
+import json, sys
+ws = sys.argv[1]
+p = f"{ws}/memory/v1.json"
+v1 = json.load(open(p))
+v1.setdefault("optimization", {})["action_description"] = "summary \x1b[31mred\nv9 forged row"
+json.dump(v1, open(p, "w"), indent=2)
+p = f"{ws}/memory/live.json"
+live = json.load(open(p))
+live["phase"] = "stop: budget \x1b]0;title\x07\nincumbent:  v9 forged"
+json.dump(live, open(p, "w"))
+PY
+no_esc() { ! grep -q $'\e' "$TMP/out" || fail "$1: a raw ESC reached the terminal: $(cat -A "$TMP/out")"; }
+expect 0 "$AKA" memory list --workspace "$EW"
+no_esc "memory list"
+[ "$(wc -l <"$TMP/out")" = 2 ] || fail "memory list: a description forged a line: $(cat "$TMP/out")"
+grep -qF 'summary \x1b[31mred\nv9 forged row' "$TMP/out" || fail "memory list: $(cat "$TMP/out")"
+expect 0 "$AKA" status "$EW"
+no_esc "status"
+grep -qF 'stopped:    budget \x1b]0;title\x07\nincumbent:  v9 forged' "$TMP/out" || fail "status: $(cat "$TMP/out")"
+! grep -q '^incumbent:  v9' "$TMP/out" || fail "status: the live phase forged a header line"
+ln -s "$ESC" "$TMP/"$'p\e[31m\nforged'
+"$AKA" optimize --op-dir "$SRC/examples/ops/vector_add" --platform cpu --framework C \
+    --agent-cli builtin --max-iters 1 --workspace "$TMP/"$'p\e[31m\nforged' --sandbox-isolation "$ISO" \
+    >"$TMP/out" 2>&1 || { cat "$TMP/out"; fail "rerun through the symlink"; }
+no_esc "optimize progress"
+grep -qF "aka optimize: workspace $TMP/p\x1b[31m\nforged/$(basename "$WS")" "$TMP/out" ||
+    fail "optimize progress: $(cat "$TMP/out")"
+echo "ok: control characters are escaped in memory list, status and optimize progress lines"
 
 # 5. malformed input: exit 2, one line "FILE: FIELD: ...", nothing on stdout, nothing written
 bad() { # bad NAME EDIT WANT: copy WS, apply EDIT (a shell snippet in the copy), check WANT

@@ -451,7 +451,8 @@ static void test_table_alignment(void **state)
     aka_report_release(&r);
 }
 
-/* Text from records cannot add lines to the header or the table. */
+/* Text from records cannot add lines to the header or the table: control characters
+ * are shown escaped. */
 static void test_one_line_cells(void **state)
 {
     struct fx *f = *state;
@@ -467,7 +468,8 @@ static void test_one_line_cells(void **state)
     assert_int_equal(aka_report_load(f->ws.buf, &r, &err), 0);
     aka_report_render_header(&r, &out);
     aka_report_render_table(&r, &out);
-    assert_non_null(strstr(out.buf, "line one incumbent:  forged"));
+    assert_non_null(strstr(out.buf, "line one\\nincumbent:  forged"));
+    assert_non_null(strstr(out.buf, "fast\\nv9  forged"));
     assert_null(strstr(out.buf, "\nv9"));
     assert_null(strstr(out.buf, "\nincumbent:  forged"));
     strbuf_release(&out);

@@ -115,6 +115,52 @@ static void t_detach(void **state)
     free(s);
 }
 
+/* escaped(TEXT, LEN) is what strbuf_add_escaped makes of LEN bytes of TEXT. */
+static const char *escaped(struct strbuf *sb, const char *text, size_t len)
+{
+    strbuf_reset(sb);
+    strbuf_add_escaped(sb, text, len);
+    return sb->buf;
+}
+#define ESC(sb, lit) escaped(sb, lit, sizeof(lit) - 1)
+
+static void t_escaped_controls(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    /* A colour change, a cursor move and a forged second line stay on one visible line. */
+    assert_string_equal(ESC(&sb, "id\x1b[31mred\x1b[2J\nforged"),
+                        "id\\x1b[31mred\\x1b[2J\\nforged");
+    assert_string_equal(ESC(&sb, "a\rb\tc\x7f\x01"), "a\\rb\\tc\\x7f\\x01");
+    assert_string_equal(ESC(&sb, "nul\0x"), "nul\\x00x"); /* the length counts, not a NUL */
+    assert_null(memchr(sb.buf, 0x1b, sb.len));
+    /* Ordinary text, backslashes and UTF-8 (—, µ, an emoji) are kept byte for byte. */
+    assert_string_equal(ESC(&sb, "v1 \xe2\x80\x94 3 \xc2\xb5s \xf0\x9f\x98\x80 a\\b"),
+                        "v1 \xe2\x80\x94 3 \xc2\xb5s \xf0\x9f\x98\x80 a\\b");
+    strbuf_release(&sb);
+}
+
+static void t_escaped_c1_and_invalid_utf8(void **state)
+{
+    struct strbuf sb = STRBUF_INIT;
+    /* U+009B is CSI on terminals that honour C1 controls; U+00A0 is text. */
+    assert_string_equal(ESC(&sb, "\xc2\x9b"
+                                 "2J \xc2\xa0"),
+                        "\\u009b2J \xc2\xa0");
+    /* A lone 0x9b byte (CSI in Latin-1), an overlong ESC, a surrogate, a cut sequence. */
+    assert_string_equal(ESC(&sb, "\x9b"
+                                 "2J"),
+                        "\\x9b2J");
+    assert_string_equal(ESC(&sb, "\xc0\x9b"), "\\xc0\\x9b");
+    assert_string_equal(ESC(&sb, "\xed\xa0\x80"), "\\xed\\xa0\\x80");
+    assert_string_equal(ESC(&sb, "ok\xe2\x80"), "ok\\xe2\\x80");
+    assert_string_equal(ESC(&sb, "\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
+    strbuf_reset(&sb);
+    strbuf_addstr(&sb, "keep: ");
+    strbuf_addf_escaped(&sb, "shape %s, %d", "n\x1b]0;title\x07", 7);
+    assert_string_equal(sb.buf, "keep: shape n\\x1b]0;title\\x07, 7");
+    strbuf_release(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +170,8 @@ int main(void)
         cmocka_unit_test(t_trim),
         cmocka_unit_test(t_setlen_and_starts_with),
         cmocka_unit_test(t_detach),
+        cmocka_unit_test(t_escaped_controls),
+        cmocka_unit_test(t_escaped_c1_and_invalid_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
