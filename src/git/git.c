@@ -21,13 +21,17 @@
  *           core.pager=cat, diff.external=, core.attributesFile=/dev/null,
  *           core.alternateRefsCommand=, protocol.ext.allow=never,
  *           commit.gpgSign=false, tag.gpgSign=false, log.showSignature=false,
- *           gc.auto=0, maintenance.auto=false, submodule.recurse=false;
+ *           gc.auto=0, maintenance.auto=false, submodule.recurse=false,
+ *           core.useReplaceRefs=false (with GIT_NO_REPLACE_OBJECTS=1 and
+ *           GIT_GRAFT_FILE=/dev/null: a replace ref or graft would change what a
+ *           commit or blob reads as without changing its id);
  *   drivers filter.<d>.clean/smudge/process (emptied, required=false),
  *           diff.<d>.command/textconv (emptied), merge.<d>.driver (false): the
  *           names are the repository's own, read with `git config --list
- *           --name-only` before each command that reads or writes file
- *           contents (an attributes file, .git/info/attributes included,
- *           selects a driver by name, and no setting disables those files).
+ *           --name-only` before every command (an attributes file,
+ *           .git/info/attributes included, selects a driver by name, no
+ *           setting disables those files, and more commands than one would
+ *           guess run a filter: write-tree does, for one).
  *
  * An emptied command fails closed in git ("cannot run"): it never runs
  * anything. Diffs also pass --no-ext-diff --no-textconv, and every command
@@ -56,6 +60,11 @@ static const char *const git_env[] = {
     "GIT_COMMITTER_NAME=" AKA_GIT_NAME,
     "GIT_COMMITTER_EMAIL=" AKA_GIT_EMAIL,
     "LC_ALL=C",
+    /* Objects are what they are: no refs/replace/ substitution, no grafted parents. A
+     * replace ref would let anyone who can write the repository make HEAD:memory/v0.json
+     * read as other bytes without changing a single commit id. */
+    "GIT_NO_REPLACE_OBJECTS=1",
+    "GIT_GRAFT_FILE=/dev/null",
     /* Removed: a campaign run from inside another repo's hook must not inherit it, and
      * nothing in the caller's environment may inject configuration or commands. */
     "GIT_DIR",
@@ -99,6 +108,7 @@ static const char *const fixed_config[][2] = {
     {"gc.auto", "0"},
     {"maintenance.auto", "false"},
     {"submodule.recurse", "false"},
+    {"core.useReplaceRefs", "false"},
     {NULL, NULL},
 };
 
@@ -109,10 +119,6 @@ static const char *const driver_keys[][3] = {
     {NULL, NULL, NULL},
 };
 
-/* Commands that read or write file contents, where an attribute selects a driver. */
-static const char *const content_commands[] = {
-    "add",   "merge",   "reset",  "worktree", "status",    "diff",           "checkout", "commit",
-    "stash", "restore", "switch", "apply",    "read-tree", "checkout-index", NULL};
 void aka_git_open(struct aka_git *g, const char *dir)
 {
     g->dir = aka_xstrdup(dir);
@@ -161,14 +167,6 @@ static void neutralise_driver(struct strvec *env, size_t *n, const char *key)
     }
 }
 
-static bool reads_contents(const char *command)
-{
-    for (size_t i = 0; content_commands[i]; i++)
-        if (strcmp(command, content_commands[i]) == 0)
-            return true;
-    return false;
-}
-
 static int spawn(const char *dir, const char *const *argv, const char *const *env,
                  struct proc_result *res, struct aka_err *err)
 {
@@ -208,22 +206,19 @@ static void fixed_env(struct strvec *env, size_t *n)
 }
 
 /* The environment of one command: git_env plus every override (see the file comment). */
-static void command_env(const char *dir, const char *command, struct strvec *env)
+static void command_env(const char *dir, struct strvec *env)
 {
-    size_t n;
+    struct strvec scan = STRVEC_INIT;
+    struct strbuf keys = STRBUF_INIT;
+    size_t n, m;
     fixed_env(env, &n);
-    if (command && reads_contents(command)) {
-        struct strvec scan = STRVEC_INIT;
-        struct strbuf keys = STRBUF_INIT;
-        size_t m;
-        fixed_env(&scan, &m); /* the scan itself runs hardened */
-        strvec_pushf(&scan, "GIT_CONFIG_COUNT=%zu", m);
-        configured_keys(dir, (const char *const *)scan.v, &keys);
-        for (size_t i = 0; i < keys.len; i += strlen(keys.buf + i) + 1)
-            neutralise_driver(env, &n, keys.buf + i);
-        strvec_clear(&scan);
-        strbuf_release(&keys);
-    }
+    fixed_env(&scan, &m); /* the scan itself runs hardened */
+    strvec_pushf(&scan, "GIT_CONFIG_COUNT=%zu", m);
+    configured_keys(dir, (const char *const *)scan.v, &keys);
+    for (size_t i = 0; i < keys.len; i += strlen(keys.buf + i) + 1)
+        neutralise_driver(env, &n, keys.buf + i);
+    strvec_clear(&scan);
+    strbuf_release(&keys);
     strvec_pushf(env, "GIT_CONFIG_COUNT=%zu", n);
 }
 
@@ -236,7 +231,7 @@ static int run_in(const char *dir, const char *const *args, struct strbuf *out, 
     strvec_push(&argv, "git");
     strvec_push(&argv, "--no-pager");
     strvec_pushv(&argv, args);
-    command_env(dir, args[0], &env);
+    command_env(dir, &env);
     if (spawn(dir, (const char *const *)argv.v, (const char *const *)env.v, &res, err) < 0) {
         rc = -1;
     } else if (res.exit_code != 0 || res.out_truncated) {

@@ -46,8 +46,11 @@ static int load_ledger(const char *ws, json_t **doc, struct aka_err *err)
 static int save_ledger(const char *ws, const json_t *doc, struct aka_err *err)
 {
     struct strbuf path = STRBUF_INIT;
+    aka_ws_path(&path, ws, AKA_WS_STATE_DIR);
+    int rc = aka_mkdir_p(path.buf, 0755, err);
     aka_ws_path(&path, ws, AKA_WS_COMMITS);
-    int rc = aka_json_write_file(path.buf, doc, err);
+    if (rc == 0)
+        rc = aka_json_write_file(path.buf, doc, err);
     strbuf_release(&path);
     return rc;
 }

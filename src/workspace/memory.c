@@ -134,7 +134,7 @@ int aka_ws_memory_write(const char *ws, json_t *doc, struct aka_err *err)
 {
     struct strbuf dir = STRBUF_INIT;
     aka_ws_path(&dir, ws, AKA_WS_MEMORY);
-    int rc = aka_memory_write(dir.buf, doc, err);
+    int rc = aka_mkdir_p(dir.buf, 0755, err) < 0 ? -1 : aka_memory_write(dir.buf, doc, err);
     strbuf_release(&dir);
     return rc;
 }
