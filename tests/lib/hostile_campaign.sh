@@ -16,7 +16,11 @@
 #                             output in $TMP/out and $TMP/err (no failure on a nonzero exit)
 #   no_promotion              HEAD's kernel is V0's and no committed record is promoted
 #   record_field V PYEXPR     a field of HEAD:memory/v<V>.json (python expression on m)
-# Environment: AKA_BIN, AKA_SOURCE_DIR.
+#   run_cases NAME...         case_NAME for each NAME, or only those in $AKA_HOSTILE_CASES
+#                             (space-separated; to replay one case, or to check that a
+#                             case fails with its defence taken out)
+# Set AKA_HOSTILE_KEEP=1 to keep $TMP for inspection.
+# Environment: AKA_BIN, AKA_SOURCE_DIR, AKA_HOSTILE_CASES and AKA_HOSTILE_KEEP (optional).
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
@@ -26,7 +30,11 @@ setup_hostile() {
   AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
   SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
   TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-hostile.XXXXXX")
-  trap 'rm -rf "$TMP"' EXIT
+  if [ -n "${AKA_HOSTILE_KEEP:-}" ]; then
+    trap 'echo "kept $TMP"' EXIT
+  else
+    trap 'rm -rf "$TMP"' EXIT
+  fi
   ISO=bwrap
   "$AKA" sandbox run -- true >/dev/null 2>&1 || ISO=none
   . "$SRC/tests/lib/campaign_fixture.sh"
@@ -41,9 +49,10 @@ setup_hostile() {
   export ATREX_AKA_HOME=$HOME_TREE
   FAST_KERNEL=$(cat "$OP/seeds/C/kernel.c")
   WRONG_KERNEL=${FAST_KERNEL//x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]}
+  MINUS_KERNEL=${WRONG_KERNEL//x\[i\] + y\[i\]/x[i] - y[i]} # x - y everywhere, tail included
   SLOW_KERNEL=${FAST_KERNEL//z\[i + u\] = /for (int rep = 0; rep < 12; rep++) ((volatile float *)z)[i + u] = }
-  [ "$WRONG_KERNEL" != "$FAST_KERNEL" ] && [ "$SLOW_KERNEL" != "$FAST_KERNEL" ] ||
-    fail "could not derive the wrong and slow kernels from the seed"
+  [ "$WRONG_KERNEL" != "$FAST_KERNEL" ] && [ "$MINUS_KERNEL" != "$WRONG_KERNEL" ] &&
+    [ "$SLOW_KERNEL" != "$FAST_KERNEL" ] || fail "could not derive the kernels from the seed"
   USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
   cat >"$TMP/finish.sh" <<'SH'
 #!/bin/bash
@@ -110,4 +119,12 @@ no_promotion() {
 
 record_field() {
   git -C "$WS" show "HEAD:memory/v$1.json" | python3 -c 'import json,sys; m=json.load(sys.stdin); print('"$2"')'
+}
+
+run_cases() {
+  for c in "$@"; do
+    if [ -z "${AKA_HOSTILE_CASES:-}" ] || [[ " $AKA_HOSTILE_CASES " == *" $c "* ]]; then
+      "case_$c"
+    fi
+  done
 }

@@ -24,6 +24,7 @@ set -euo pipefail
 setup_hostile
 
 # 1. the original operator's tolerances
+case_tolerance() {
 new_case tolerance
 TOL=$(attack tolerance "python3 - '$OP/operator.json' <<'PY'
 import json, sys
@@ -40,17 +41,20 @@ grep -q "warning: the original operator directory changed ($OP/operator.json dif
 record_field 1 'm["verification"]["original_operator_changed"]' | grep -q "operator.json differs" ||
   fail "tolerance: the record does not name the changed file"
 ok "1 tolerance: snapshot evaluated, operator.json change reported"
+}
 
 # 2. the original operator's reference
+case_reference() {
 new_case reference
 REF=$(attack reference "sed -i 's/x\[i\] + y\[i\]/x[i] - y[i]/' '$OP/reference.c'; grep -q 'x\[i\] - y\[i\]' '$OP/reference.c'")
-episode '{"write":"kernel.c","content":'"$(jstr "$WRONG_KERNEL")"'},'"$COMMIT,$REF,$EVAL,$FINISH"
+episode '{"write":"kernel.c","content":'"$(jstr "$MINUS_KERNEL")"'},'"$COMMIT,$REF,$EVAL,$FINISH"
 [ "$RC" = 0 ] || { cat "$TMP/err" >&2; fail "reference: aka optimize exit $RC"; }
 no_promotion reference
 [ "$(record_field 1 'm["status"]')" = rejected ] || fail "reference: v1 is not rejected"
 grep -q "$OP/reference.c differs from the V0 snapshot" "$TMP/err" ||
   fail "reference: the change is not reported"
 ok "2 reference: snapshot evaluated, reference.c change reported"
+}
 
 # 3. the working copy of the incumbent's record
 FORGE_V0="import json, sys
@@ -61,6 +65,7 @@ for k in ('latency_us', 'latency_us_geomean', 'latency_us_arith_mean'):
 p['latency_us_by_shape'] = {s: v * 1000 for s, v in p['latency_us_by_shape'].items()}
 p['performance_score'] /= 1000
 json.dump(m, open(sys.argv[2], 'w'), indent=2, sort_keys=True)"
+case_record() {
 new_case record
 REC=$(attack record "python3 - \"\$ATREX_AKA_WORKSPACE/memory/v0.json\" \"\$ATREX_AKA_WORKSPACE/memory/v0.json\" <<'PY'
 $FORGE_V0
@@ -74,8 +79,10 @@ record_field 1 'm["episode"]["violation"]' | grep -Eq '^fast verification: -[0-9
 grep -q "memory/v0.json differs from its committed copy HEAD:memory/v0.json" "$TMP/err" ||
   fail "record: the edited working copy is not reported"
 ok "3 record: decided from the committed v0.json, the edited copy named"
+}
 
 # 4. the same forgery as a replace ref in the canonical repository
+case_replace() {
 new_case replace
 RPL=$(attack replace "cd \"\$ATREX_AKA_WORKSPACE\"
 git show HEAD:memory/v0.json >\"$TMP/v0.orig\"
@@ -91,6 +98,7 @@ no_promotion replace
 record_field 1 'm["episode"]["violation"]' | grep -Eq '^fast verification: -[0-9.]+% ' ||
   fail "replace: $(record_field 1 'm["episode"]["violation"]')"
 ok "4 replace: the replace ref is not honoured, the slower kernel rejected"
+}
 
 # 5, 6. a damaged committed record (its commit recorded in the ledger, as the supervisor's
 # own would be): fail closed naming the file, no new version.
@@ -115,9 +123,15 @@ PY
   [ "$(git -C "$WS" rev-parse HEAD)" = "$head" ] || fail "$name: HEAD moved"
   no_promotion "$name"
 }
-damaged unreadable '{"version": "v1", "status": '
-ok "5 unreadable: fails closed naming HEAD:memory/v1.json"
-damaged inconsistent "$(git -C "$TMP/base/kernel_opt_vector_add_c_cpu" show HEAD:memory/v0.json)"
-grep -q 'version: expected "v1"; got "v0"' "$TMP/err" || fail "inconsistent: $(tail -1 "$TMP/err")"
-ok "6 inconsistent: fails closed naming HEAD:memory/v1.json"
+case_unreadable() {
+  damaged unreadable '{"version": "v1", "status": '
+  ok "5 unreadable: fails closed naming HEAD:memory/v1.json"
+}
+case_inconsistent() {
+  damaged inconsistent "$(git -C "$TMP/base/kernel_opt_vector_add_c_cpu" show HEAD:memory/v0.json)"
+  grep -q 'version: expected "v1"; got "v0"' "$TMP/err" || fail "inconsistent: $(tail -1 "$TMP/err")"
+  ok "6 inconsistent: fails closed naming HEAD:memory/v1.json"
+}
+
+run_cases tolerance reference record replace unreadable inconsistent
 echo "evidence: all cases refused"

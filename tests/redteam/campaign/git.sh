@@ -48,14 +48,18 @@ two_episodes() {
 }
 
 # 1. hooks in the canonical repository's hooks directory
+case_hooks() {
 new_case hooks
+rm -f "$TMP"/ran-*
 hook_dir "$TMP/hooks-src"
 PLANT=$(attack hooks "cp -p $TMP/hooks-src/* \"\$ATREX_AKA_WORKSPACE/.git/hooks/\"")
 two_episodes hooks "$PLANT"
 [ -x "$WS/.git/hooks/reference-transaction" ] || fail "hooks: the attack planted nothing"
 ok "1 hooks: $HOOKS planted in .git/hooks; none ran"
+}
 
 # 2. core.hooksPath in the repository's config
+case_hookspath() {
 new_case hookspath
 rm -f "$TMP"/ran-*
 hook_dir "$TMP/evil-hooks"
@@ -63,8 +67,10 @@ PLANT=$(attack hookspath "git -C \"\$ATREX_AKA_WORKSPACE\" config core.hooksPath
 two_episodes hookspath "$PLANT"
 [ "$(git -C "$WS" config core.hooksPath)" = "$TMP/evil-hooks" ] || fail "hookspath: not planted"
 ok "2 hooksPath: core.hooksPath set in .git/config; no hook ran"
+}
 
 # 3. configuration that executes: fsmonitor, filter and diff drivers
+case_config() {
 new_case config
 rm -f "$TMP"/ran-*
 printf '#!/bin/sh\necho "$0 $*" >>%s/ran-fsmonitor\nexit 1\n' "$TMP" >"$TMP/fsmonitor.sh"
@@ -79,8 +85,10 @@ printf '* filter=evil diff=evil\n' >>\"\$(git rev-parse --git-common-dir)/info/a
 two_episodes config "$PLANT"
 grep -q 'filter=evil' "$WS/.git/info/attributes" || fail "config: not planted"
 ok "3 config: fsmonitor, filter and textconv drivers planted; none ran"
+}
 
 # 4. a forged promotion commit, then SIGKILL of the supervisor
+case_forged() {
 new_case forged
 FORGE=$(attack forged "ps -o pgid= \$\$ | tr -d ' ' >$TMP/agent.pgid
 cd \"\$ATREX_AKA_WORKSPACE\"
@@ -121,4 +129,7 @@ grep -q "refusing to resume" "$TMP/err" || fail "forged: $(tail -1 "$TMP/err")"
 ! grep -q "$FORGED" "$WS/.aka/commits.json" || fail "forged: the forgery was recorded"
 [ -e "$WS/.aka/active_episode.json" ] || fail "forged: the episode was settled anyway"
 ok "4 forged: the resume refuses commit ${FORGED:0:12} by id and subject"
+}
+
+run_cases hooks hookspath config forged
 echo "git: all cases refused"
