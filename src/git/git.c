@@ -448,10 +448,20 @@ int aka_git_update_ref(const struct aka_git *g, const char *ref, const char *new
     return run_in(g->dir, args, NULL, err);
 }
 
+/* Split out at its NUL bytes into exactly n fields; false when there are not n. */
+static bool split_fields(const struct strbuf *out, const char **f, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i <= out->len && k < n; i += strlen(out->buf + i) + 1)
+        f[k++] = out->buf + i;
+    return k == n;
+}
+
 int aka_git_commit_info(const struct aka_git *g, const char *rev, struct aka_git_commit_info *ci,
                         struct aka_err *err)
 {
     struct strbuf out = STRBUF_INIT, spec = STRBUF_INIT;
+    const char *f[5] = {"", "", "", "", ""};
     strbuf_addf(&spec, "%s^{commit}", rev);
     const char *args[] = {
         "log", "-1", "--no-show-signature", "--format=%H%x00%P%x00%T%x00%an%x00%s", spec.buf,
@@ -459,14 +469,8 @@ int aka_git_commit_info(const struct aka_git *g, const char *rev, struct aka_git
     int rc = run_in(g->dir, args, &out, err);
     memset(ci, 0, sizeof(*ci));
     strbuf_trim(&out);
-    const char *f[5] = {out.buf, NULL, NULL, NULL, NULL};
-    for (int i = 1; rc == 0 && i < 5; i++) {
-        const char *z = memchr(f[i - 1], '\0', out.len - (size_t)(f[i - 1] - out.buf));
-        if (!z)
-            rc = aka_err_set(err, AKA_EXIT_FAILED, "git log %s: unexpected output", rev);
-        else
-            f[i] = z + 1;
-    }
+    if (rc == 0 && !split_fields(&out, f, 5))
+        rc = aka_err_set(err, AKA_EXIT_FAILED, "git log %s: unexpected output", rev);
     if (rc == 0) {
         snprintf(ci->oid, sizeof(ci->oid), "%s", f[0]);
         snprintf(ci->parent, sizeof(ci->parent), "%.40s", f[1]); /* the first parent */
