@@ -502,15 +502,28 @@ int aka_git_first_parents(const struct aka_git *g, const char *rev, struct strve
     return rc;
 }
 
-int aka_git_ls_names(const struct aka_git *g, const char *rev, const char *dir,
-                     struct strvec *names, struct aka_err *err)
+int aka_git_ls_blobs(const struct aka_git *g, const char *rev, const char *dir,
+                     struct strvec *names, struct strvec *oids, struct aka_err *err)
 {
     struct strbuf out = STRBUF_INIT, spec = STRBUF_INIT;
+    struct strvec entries = STRVEC_INIT;
     strbuf_addf(&spec, "%s/", dir);
-    const char *args[] = {"ls-tree", "--name-only", "-z", rev, "--", spec.buf, NULL};
+    const char *args[] = {"ls-tree", "-z", rev, "--", spec.buf, NULL};
     int rc = run_in(g->dir, args, &out, err);
     if (rc == 0)
-        split_nul(&out, names);
+        split_nul(&out, &entries);
+    /* "<mode> <type> <oid>\t<path>": blobs only (a directory planted there is no record). */
+    for (size_t i = 0; rc == 0 && i < entries.n; i++) {
+        const char *e = entries.v[i], *tab = strchr(e, '\t'), *type = strchr(e, ' ');
+        if (!tab || !type || tab - type < AKA_GIT_OID_HEX + 2)
+            rc = aka_err_set(err, AKA_EXIT_FAILED, "git ls-tree %s: unexpected entry \"%s\"", rev,
+                             e);
+        else if (strncmp(type + 1, "blob ", 5) == 0) {
+            strvec_push(names, tab + 1);
+            strvec_pushf(oids, "%.*s", AKA_GIT_OID_HEX, tab - AKA_GIT_OID_HEX);
+        }
+    }
+    strvec_clear(&entries);
     strbuf_release(&out);
     strbuf_release(&spec);
     return rc;

@@ -94,8 +94,9 @@ int aka_git_commit_info(const struct aka_git *g, const char *rev, struct aka_git
 /* The commits of REV's first-parent line, newest first. */
 int aka_git_first_parents(const struct aka_git *g, const char *rev, struct strvec *oids,
                           struct aka_err *err);
-/* The names of the files of DIR/ in REV's tree (paths relative to the repository). */
-int aka_git_ls_names(const struct aka_git *g, const char *rev, const char *dir,
-                     struct strvec *names, struct aka_err *err);
+/* The files of DIR/ in REV's tree: their paths (relative to the repository) and blob ids,
+ * in the same order. Entries that are not blobs are left out. */
+int aka_git_ls_blobs(const struct aka_git *g, const char *rev, const char *dir,
+                     struct strvec *names, struct strvec *oids, struct aka_err *err);
 
 #endif

@@ -28,6 +28,21 @@ static long version_of(const char *name)
     return strtol(base + 1, NULL, 10);
 }
 
+/* The records committed at HEAD: versions ascending, each with its blob id. */
+struct head_records {
+    struct {
+        long *v;
+        size_t n, alloc;
+    } versions;
+    struct strvec oids; /* parallel to versions */
+};
+
+static void head_records_release(struct head_records *h)
+{
+    VEC_FREE(h->versions);
+    strvec_clear(&h->oids);
+}
+
 static bool has_head(const struct aka_git *g)
 {
     char oid[AKA_GIT_OID_HEX + 1];
@@ -35,56 +50,107 @@ static bool has_head(const struct aka_git *g)
     return aka_git_rev_parse(g, "HEAD", oid, &ignored) == 0;
 }
 
-/* The versions committed at HEAD, ascending. */
-static int head_versions(const char *ws, struct aka_memory_listing *l, struct aka_err *err)
+/* Insert (v, oid) keeping versions ascending (ls-tree sorts by name: v10 before v2). */
+static void insert_sorted(struct head_records *h, long v, const char *oid)
+{
+    size_t i = h->versions.n;
+    VEC_PUSH(h->versions, v);
+    strvec_push(&h->oids, oid);
+    for (; i > 0 && h->versions.v[i - 1] > v; i--) {
+        char *t = h->oids.v[i];
+        h->versions.v[i] = h->versions.v[i - 1];
+        h->oids.v[i] = h->oids.v[i - 1];
+        h->oids.v[i - 1] = t;
+    }
+    h->versions.v[i] = v;
+}
+
+/* One `git ls-tree` of memory/ at HEAD (no HEAD yet: no records). */
+static int head_records(const char *ws, struct head_records *h, struct aka_err *err)
 {
     struct aka_git g;
-    struct strvec names = STRVEC_INIT;
-    int rc = 0;
-    memset(l, 0, sizeof(*l));
+    struct strvec names = STRVEC_INIT, oids = STRVEC_INIT;
+    struct aka_err why = AKA_ERR_INIT;
+    memset(h, 0, sizeof(*h));
     aka_git_open(&g, ws);
-    if (has_head(&g))
-        rc = aka_git_ls_names(&g, "HEAD", aka_ws_rel(AKA_WS_MEMORY), &names, err);
+    int rc = aka_git_ls_blobs(&g, "HEAD", aka_ws_rel(AKA_WS_MEMORY), &names, &oids, &why);
+    if (rc < 0 && !has_head(&g))
+        rc = 0; /* a fresh repository: nothing committed */
+    else if (rc < 0)
+        aka_err_set(err, why.code, "%s", why.msg);
     for (size_t i = 0; rc == 0 && i < names.n; i++) {
         long v = version_of(names.v[i]);
         if (v >= 0)
-            VEC_PUSH(l->versions, v);
+            insert_sorted(h, v, oids.v[i]);
     }
-    for (size_t i = 1; i < l->versions.n; i++) /* ls-tree sorts by name: v10 before v2 */
-        for (size_t j = i; j > 0 && l->versions.v[j - 1] > l->versions.v[j]; j--) {
-            long t = l->versions.v[j];
-            l->versions.v[j] = l->versions.v[j - 1];
-            l->versions.v[j - 1] = t;
-        }
     strvec_clear(&names);
+    strvec_clear(&oids);
     aka_git_close(&g);
     return rc;
 }
 
+/* Blob bytes by id, read once per process: a blob id names its content, so a cached copy
+ * can never be stale (replace objects are off in git/), and a loop top, a verification
+ * and every progress line do not each re-read every record. */
+static struct {
+    struct {
+        char oid[AKA_GIT_OID_HEX + 1];
+        struct strbuf bytes;
+    } * v;
+    size_t n, alloc;
+} blobs;
+
+static int blob_bytes(const char *ws, const char *oid, const struct strbuf **out,
+                      struct aka_err *err)
+{
+    struct aka_git g;
+    struct strbuf bytes = STRBUF_INIT;
+    for (size_t i = 0; i < blobs.n; i++)
+        if (strcmp(blobs.v[i].oid, oid) == 0) {
+            *out = &blobs.v[i].bytes;
+            return 0;
+        }
+    aka_git_open(&g, ws);
+    const char *args[] = {"cat-file", "blob", oid, NULL};
+    int rc = aka_git_run(&g, args, &bytes, err);
+    aka_git_close(&g);
+    if (rc < 0) {
+        strbuf_release(&bytes);
+        return -1;
+    }
+    VEC_GROW(blobs, blobs.n + 1);
+    snprintf(blobs.v[blobs.n].oid, sizeof(blobs.v[blobs.n].oid), "%s", oid);
+    blobs.v[blobs.n].bytes = bytes;
+    *out = &blobs.v[blobs.n++].bytes;
+    return 0;
+}
+
 int aka_ws_latest_version(const char *ws, long *latest, struct aka_err *err)
 {
-    struct aka_memory_listing l;
-    int rc = head_versions(ws, &l, err);
-    *latest = rc == 0 ? aka_memory_latest(&l) : -1;
-    aka_memory_listing_release(&l);
+    struct head_records h;
+    int rc = head_records(ws, &h, err);
+    *latest = rc == 0 && h.versions.n ? h.versions.v[h.versions.n - 1] : -1;
+    head_records_release(&h);
     return rc;
 }
 
-int aka_ws_memory_at_head(const char *ws, long version, struct aka_memory_record *m,
-                          struct aka_err *err)
+/* Record `version` from its blob (oid; NULL: not committed). Failures name
+ * HEAD:memory/v<N>.json, code 1. */
+static int parse_record(const char *ws, long version, const char *oid, struct aka_memory_record *m,
+                        struct aka_err *err)
 {
-    struct aka_git g;
-    struct strbuf rel = STRBUF_INIT, label = STRBUF_INIT, blob = STRBUF_INIT;
+    struct strbuf rel = STRBUF_INIT, label = STRBUF_INIT;
+    struct aka_err why = AKA_ERR_INIT;
+    const struct strbuf *bytes = NULL;
     json_t *doc = NULL;
     aka_ws_memory_rel(&rel, version);
     strbuf_addf(&label, "%s: HEAD:%s", ws, rel.buf);
-    aka_git_open(&g, ws);
-    struct aka_err why = AKA_ERR_INIT;
-    int rc = aka_git_show_blob(&g, "HEAD", rel.buf, &blob, &why);
+    int rc = !oid ? aka_err_set(&why, AKA_EXIT_FAILED, "not committed")
+                  : blob_bytes(ws, oid, &bytes, &why);
     if (rc < 0)
         aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot be read: %s", label.buf, why.msg);
-    if (rc == 0)
-        rc = aka_json_load_buf(label.buf, blob.buf, blob.len, &doc, err);
+    if (rc == 0 && bytes)
+        rc = aka_json_load_buf(label.buf, bytes->buf, bytes->len, &doc, err);
     if (rc == 0)
         rc = aka_memory_from_json(label.buf, doc, m, err);
     if (rc == 0 && m->version != version) {
@@ -95,10 +161,27 @@ int aka_ws_memory_at_head(const char *ws, long version, struct aka_memory_record
     if (rc < 0) /* a canonical record the supervisor cannot trust is a failed campaign */
         err->code = AKA_EXIT_FAILED;
     json_decref(doc);
-    aka_git_close(&g);
     strbuf_release(&rel);
     strbuf_release(&label);
-    strbuf_release(&blob);
+    return rc;
+}
+
+static const char *oid_of(const struct head_records *h, long version)
+{
+    for (size_t i = 0; i < h->versions.n; i++)
+        if (h->versions.v[i] == version)
+            return h->oids.v[i];
+    return NULL;
+}
+
+int aka_ws_memory_at_head(const char *ws, long version, struct aka_memory_record *m,
+                          struct aka_err *err)
+{
+    struct head_records h;
+    int rc = head_records(ws, &h, err);
+    if (rc == 0)
+        rc = parse_record(ws, version, oid_of(&h, version), m, err);
+    head_records_release(&h);
     return rc;
 }
 
@@ -109,24 +192,24 @@ static bool incumbent_status(enum aka_memory_status s)
 
 int aka_ws_incumbent(const char *ws, struct aka_memory_record *m, long *latest, struct aka_err *err)
 {
-    struct aka_memory_listing l;
-    int rc = head_versions(ws, &l, err) < 0 ? -1 : 1;
+    struct head_records h;
+    int rc = head_records(ws, &h, err) < 0 ? -1 : 1;
     if (latest)
-        *latest = aka_memory_latest(&l);
-    for (size_t i = l.versions.n; rc == 1 && i-- > 0;) {
-        if (aka_ws_memory_at_head(ws, l.versions.v[i], m, err) < 0)
+        *latest = h.versions.n ? h.versions.v[h.versions.n - 1] : -1;
+    for (size_t i = h.versions.n; rc == 1 && i-- > 0;) {
+        if (parse_record(ws, h.versions.v[i], h.oids.v[i], m, err) < 0)
             rc = -1;
         else if (incumbent_status(m->status))
             rc = 0;
         else
             aka_memory_release(m);
     }
-    if (rc == 1 && l.versions.n > 0) /* records, but none an incumbent: V0 is missing */
+    if (rc == 1 && h.versions.n > 0) /* records, but none an incumbent: V0 is missing */
         rc = aka_err_set(err, AKA_EXIT_FAILED,
                          "%s: no committed baseline, V1 or promoted record among %zu versions; "
                          "refusing to guess the incumbent",
-                         ws, l.versions.n);
-    aka_memory_listing_release(&l);
+                         ws, h.versions.n);
+    head_records_release(&h);
     return rc;
 }
 
@@ -170,33 +253,29 @@ int aka_ws_check_canonical(const char *ws, long version, struct aka_err *err)
 
 bool aka_ws_memory_unchanged(const char *ws, struct strbuf *what)
 {
-    struct aka_memory_listing l;
+    struct head_records h;
     struct aka_err ignored = AKA_ERR_INIT;
-    struct aka_git g;
-    struct strbuf rel = STRBUF_INIT, path = STRBUF_INIT, disk = STRBUF_INIT, blob = STRBUF_INIT;
+    struct strbuf rel = STRBUF_INIT, path = STRBUF_INIT, disk = STRBUF_INIT;
+    const struct strbuf *blob = NULL;
     bool same = true;
     strbuf_reset(what);
-    aka_git_open(&g, ws);
-    if (head_versions(ws, &l, &ignored) < 0)
-        l.versions.n = 0;
-    for (size_t i = 0; same && i < l.versions.n; i++) {
-        aka_ws_memory_rel(&rel, l.versions.v[i]);
+    if (head_records(ws, &h, &ignored) < 0)
+        h.versions.n = 0;
+    for (size_t i = 0; same && i < h.versions.n; i++) {
+        aka_ws_memory_rel(&rel, h.versions.v[i]);
         aka_path_join(&path, ws, rel.buf);
         strbuf_reset(&disk);
-        strbuf_reset(&blob);
         bool readable = aka_read_file(path.buf, &disk, AKA_READ_LIMIT_DEFAULT, &ignored) == 0;
-        if (aka_git_show_blob(&g, "HEAD", rel.buf, &blob, &ignored) == 0 &&
-            (!readable || disk.len != blob.len || memcmp(disk.buf, blob.buf, disk.len) != 0)) {
+        if (blob_bytes(ws, h.oids.v[i], &blob, &ignored) == 0 &&
+            (!readable || disk.len != blob->len || memcmp(disk.buf, blob->buf, disk.len) != 0)) {
             strbuf_addf(what, "%s %s its committed copy HEAD:%s", path.buf,
                         readable ? "differs from" : "is unreadable, unlike", rel.buf);
             same = false;
         }
     }
-    aka_memory_listing_release(&l);
-    aka_git_close(&g);
+    head_records_release(&h);
     strbuf_release(&rel);
     strbuf_release(&path);
     strbuf_release(&disk);
-    strbuf_release(&blob);
     return same;
 }

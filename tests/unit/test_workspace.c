@@ -331,6 +331,38 @@ static void records_from_blobs(void **state)
     strbuf_release(&p);
 }
 
+/* v10 after v9 (ls-tree lists names, "v10" before "v2"), and a rejected latest record is
+ * read on the way to the incumbent. */
+static void versions_in_numeric_order(void **state)
+{
+    struct strbuf ws = STRBUF_INIT;
+    struct aka_memory_record m;
+    struct aka_err err = AKA_ERR_INIT;
+    char oid[AKA_GIT_OID_HEX + 1];
+    long latest = -1;
+    (void)state;
+    new_repo(&ws, "numeric");
+    commit_record(ws.buf, record_doc(0, AKA_MEM_BASELINE, 20.0),
+                  &(struct aka_commit_subject){.kind = AKA_COMMIT_V0_MEASUREMENT}, oid);
+    for (long v = 1; v <= 11; v++) {
+        const struct aka_commit_subject s = {
+            .kind = AKA_COMMIT_OUTCOME, .version = v, .episode = v, .status = AKA_MEM_REJECTED};
+        commit_record(ws.buf, record_doc(v, v == 2 ? AKA_MEM_PROMOTED : AKA_MEM_REJECTED, 10.0 + v),
+                      &s, oid);
+    }
+    assert_int_equal(aka_ws_latest_version(ws.buf, &latest, &err), 0);
+    assert_int_equal(latest, 11);
+    assert_int_equal(aka_ws_incumbent(ws.buf, &m, &latest, &err), 0);
+    assert_int_equal(m.version, 2);
+    aka_memory_release(&m);
+    assert_int_equal(aka_ws_memory_at_head(ws.buf, 10, &m, &err), 0);
+    assert_int_equal(m.version, 10);
+    aka_memory_release(&m);
+    assert_int_equal(aka_ws_memory_at_head(ws.buf, 12, &m, &err), -1);
+    expect_err(&err, AKA_EXIT_FAILED, "HEAD:memory/v12.json: cannot be read", NULL);
+    strbuf_release(&ws);
+}
+
 static void ledger_refuses_foreign_commits(void **state)
 {
     struct strbuf ws = STRBUF_INIT;
@@ -387,6 +419,7 @@ int main(void)
         cmocka_unit_test(operator_snapshot),
         cmocka_unit_test(asset_pin),
         cmocka_unit_test(records_from_blobs),
+        cmocka_unit_test(versions_in_numeric_order),
         cmocka_unit_test(ledger_refuses_foreign_commits),
     };
     return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
