@@ -4,8 +4,9 @@
 # same V0 (tests/lib/hostile_campaign.sh), lets the fake agent attack during one fast
 # episode, and requires: nothing promoted, and the reason named in the record or output.
 #   1. tolerance    the agent loosens operator.json's tolerances in the ORIGINAL operator
-#                   directory and hands off a wrong (fast) kernel: the campaign evaluates
-#                   its V0 snapshot, so the kernel fails; the change is reported by name;
+#                   directory and hands off a wrong (fast) kernel: the campaign (and the
+#                   agent's own `aka eval`) evaluates its V0 snapshot, so the kernel fails;
+#                   the change is reported by name to the agent and in the record;
 #   2. reference    the agent makes the ORIGINAL reference.c compute what its wrong kernel
 #                   computes: the same, via the snapshot;
 #   3. record       the agent edits the working copy of memory/v0.json to make V0 look
@@ -32,8 +33,12 @@ d = json.load(open(sys.argv[1]))
 d['tolerance'] = {'atol': 1e9, 'rtol': 1e9}
 json.dump(d, open(sys.argv[1], 'w'))
 PY")
-episode '{"write":"kernel.c","content":'"$(jstr "$WRONG_KERNEL")"'},'"$COMMIT,$TOL,$EVAL,$FINISH"
+AGENT_EVAL='{"sh":"aka eval >/dev/null 2>'"$TMP"'/agent-eval.err || true"}'
+episode '{"write":"kernel.c","content":'"$(jstr "$WRONG_KERNEL")"'},'"$COMMIT,$TOL,$AGENT_EVAL,$FINISH"
 [ "$RC" = 0 ] || { cat "$TMP/err" >&2; fail "tolerance: aka optimize exit $RC"; }
+grep -q "aka eval: warning: the original operator changed ($OP/operator.json differs" \
+  "$TMP/agent-eval.err" || fail "tolerance: the agent's aka eval did not say: $(cat "$TMP/agent-eval.err")"
+grep -q "aka eval: FAIL" "$TMP/agent-eval.err" || fail "tolerance: the agent's aka eval passed"
 no_promotion tolerance
 [ "$(record_field 1 'm["status"]')" = rejected ] || fail "tolerance: v1 is not rejected"
 grep -q "warning: the original operator directory changed ($OP/operator.json differs from the V0 snapshot)" \
