@@ -6,6 +6,7 @@
 #define AKA_AGENTS_INTERNAL_H
 
 #include "agents/adapters.h"
+#include "workspace/workspace.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -213,8 +213,8 @@ static int make_capture(struct review *rv, struct aka_err *err)
         return aka_make_temp_dir(NULL, "aka-review-capture", &rv->capture, err);
     }
     aka_reviewer_utc_now(at, sizeof(at));
-    strbuf_addf(&rv->capture, "%s/.aka/reviews/%s-%s-%ld", rv->rq->workspace, at, rv->info->name,
-                (long)getpid());
+    aka_ws_path(&rv->capture, rv->rq->workspace, AKA_WS_REVIEWS);
+    strbuf_addf(&rv->capture, "/%s-%s-%ld", at, rv->info->name, (long)getpid());
     return aka_mkdir_p(rv->capture.buf, 0755, err);
 }
 

@@ -30,9 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CACHE_FILE   ".aka/plan_reviewers.json"
-#define LEDGER_FILE  ".aka/reviewer_tokens.jsonl"
-#define PROBE_DIR    ".aka/plan_reviewers"
 #define REASON_MAX   500
 #define PROBE_ANSWER "AKA_REVIEWER_READY"
 
@@ -86,7 +83,7 @@ int aka_plan_reviewers_load(const char *workspace, struct aka_plan_reviewers *pr
     struct aka_err ignored = AKA_ERR_INIT;
     json_t *doc = NULL;
     memset(pr, 0, sizeof(*pr));
-    aka_path_join(&path, workspace, CACHE_FILE);
+    aka_ws_path(&path, workspace, AKA_WS_PLAN_REVIEWERS);
     bool ok = aka_is_file(path.buf) && aka_json_load_file(path.buf, &doc, &ignored) == 0 &&
               json_integer_value(json_object_get(doc, "schema_version")) == 1 &&
               json_is_string(json_object_get(doc, "checked_at")) &&
@@ -120,7 +117,7 @@ int aka_plan_reviewers_save(const char *workspace, const struct aka_plan_reviewe
     json_t *doc = json_pack("{s:i, s:s, s:s, s:I, s:o}", "schema_version", 1, "checked_at",
                             pr->checked_at, "agent_cli", pr->agent_cli, "probe_timeout_seconds",
                             (json_int_t)pr->probe_timeout_s, "reviewers", reviewers);
-    aka_path_join(&path, workspace, CACHE_FILE);
+    aka_ws_path(&path, workspace, AKA_WS_PLAN_REVIEWERS);
     int rc = aka_json_write_file(path.buf, doc, err); /* atomic: temp file + rename */
     json_decref(doc);
     strbuf_release(&path);
@@ -163,7 +160,7 @@ int aka_reviewer_ledger_append(const char *workspace, enum aka_reviewer r, const
                             "usage", aka_token_usage_to_json(u));
     json_object_set_new(doc, "episode",
                         episode && *episode ? json_integer(atoll(episode)) : json_null());
-    aka_path_join(&path, workspace, LEDGER_FILE);
+    aka_ws_path(&path, workspace, AKA_WS_REVIEWER_TOKENS);
     int rc = aka_jsonl_append(path.buf, doc, true, &ignored);
     json_decref(doc);
     strbuf_release(&path);
@@ -185,7 +182,7 @@ long long aka_plan_reviewer_tokens(const char *workspace)
     struct strbuf path = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
     long long sum = 0;
-    aka_path_join(&path, workspace, LEDGER_FILE);
+    aka_ws_path(&path, workspace, AKA_WS_REVIEWER_TOKENS);
     if (aka_is_file(path.buf))
         aka_jsonl_foreach(path.buf, add_tokens, &sum, &ignored);
     strbuf_release(&path);
@@ -327,7 +324,8 @@ static void probe_one(const char *ws, const char *repo_root, long timeout_s, enu
                   answer = STRBUF_INIT;
     struct aka_err err = AKA_ERR_INIT;
     struct aka_agent_result res;
-    strbuf_addf(&capture, "%s/%s/probe-%s", ws, PROBE_DIR, infos[r].name);
+    aka_ws_path(&capture, ws, AKA_WS_PLAN_REVIEWER_PROBES);
+    strbuf_addf(&capture, "/probe-%s", infos[r].name);
     aka_path_join(&brief, capture.buf, "prompt.md");
     if (aka_remove_tree(capture.buf, &err) < 0 || aka_mkdir_p(capture.buf, 0755, &err) < 0 ||
         aka_write_file_atomic(brief.buf, prompt, sizeof(prompt) - 1, 0644, &err) < 0 ||
@@ -371,7 +369,7 @@ int aka_plan_reviewers_ensure(const char *workspace, const char *backend, const 
             probe_one(workspace, repo_root, timeout_s, (enum aka_reviewer)i, &pr->r[i]);
     }
     struct strbuf dir = STRBUF_INIT;
-    aka_path_join(&dir, workspace, ".aka");
+    aka_ws_path(&dir, workspace, AKA_WS_STATE_DIR);
     int rc = aka_mkdir_p(dir.buf, 0755, err) < 0 ? -1 : aka_plan_reviewers_save(workspace, pr, err);
     strbuf_release(&dir);
     return rc;

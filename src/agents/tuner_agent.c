@@ -116,22 +116,15 @@ static int resolve_dirs(struct tune_ctx *c, struct aka_err *err)
 static int resolve_kernel(struct tune_ctx *c, struct aka_err *err)
 {
     struct strbuf path = STRBUF_INIT;
-    json_t *doc = NULL;
-    const char *k = NULL;
-    aka_path_join(&path, c->workspace, ".aka/campaign.json");
-    struct jctx jc = {path.buf, err};
-    int rc = aka_json_load_file(path.buf, &doc, err);
-    if (rc == 0)
-        rc = jget_str(&jc, doc, "", "kernel", true, &k);
-    if (rc == 0 && (k[0] == '/' || strstr(k, "..")))
-        rc = jfail(&jc, "kernel", "expected a path relative to the worktree; got \"%s\"", k);
+    struct aka_ws_campaign camp;
+    int rc = aka_ws_campaign_load(c->workspace, AKA_CF_KERNEL, &camp, err);
     if (rc == 0) {
-        c->kernel_rel = aka_xstrdup(k);
-        aka_path_join(&path, c->worktree, k);
+        c->kernel_rel = aka_xstrdup(camp.kernel);
+        aka_path_join(&path, c->worktree, camp.kernel);
         c->kernel = strbuf_detach(&path, NULL);
         rc = aka_read_file(c->kernel, &c->text, KERNEL_MAX, err);
     }
-    json_decref(doc);
+    aka_ws_campaign_release(&camp);
     strbuf_release(&path);
     return rc;
 }
@@ -143,30 +136,25 @@ static int resolve_episode(struct tune_ctx *c, const char *brief, struct aka_err
     c->episode = c->o->episode >= 0 ? c->o->episode : number_after(env, "");
     if (c->episode < 0)
         c->episode = number_after(brief, "Episode");
-    c->memory_version =
-        c->o->memory_version >= 0 ? c->o->memory_version : number_after(brief, "memory/v");
+    c->memory_version = c->o->memory_version >= 0
+                            ? c->o->memory_version
+                            : number_after(brief, "memory/v") /* the brief's prose */;
     if (c->episode < 0)
         c->episode = 0;
     if (c->memory_version < 0) {
-        struct aka_memory_listing l;
-        struct strbuf dir = STRBUF_INIT;
-        memset(&l, 0, sizeof(l));
-        aka_path_join(&dir, c->workspace, "memory");
-        int rc = aka_memory_list(dir.buf, &l, err);
-        c->memory_version = aka_memory_latest(&l) + 1;
-        aka_memory_listing_release(&l);
-        strbuf_release(&dir);
-        if (rc < 0)
+        long latest = -1;
+        if (aka_ws_latest_version(c->workspace, &latest, err) < 0)
             return -1;
+        c->memory_version = latest + 1;
     }
     if (c->o->journal)
         strbuf_addstr(&c->journal, c->o->journal);
     else
-        aka_path_join(&c->journal, c->worktree, ".aka/journal.json");
+        aka_wt_path(&c->journal, c->worktree, AKA_WT_JOURNAL);
     if (c->o->handoff)
         strbuf_addstr(&c->handoff, c->o->handoff);
     else
-        aka_path_join(&c->handoff, c->worktree, ".aka/handoff.json");
+        aka_wt_path(&c->handoff, c->worktree, AKA_WT_HANDOFF);
     return parse_kind(c->o->kind, brief, &c->kind, err);
 }
 

@@ -7,6 +7,7 @@
 
 #include "agents/tuner.h"
 #include "contracts/records.h"
+#include "workspace/workspace.h"
 
 /* One episode in progress. */
 struct tune_ctx {

@@ -35,13 +35,11 @@ static int add_memory(struct tune_ctx *c, struct aka_err *err)
     struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
     int rc;
     memset(&l, 0, sizeof(l));
-    aka_path_join(&dir, c->workspace, "memory");
+    aka_ws_path(&dir, c->workspace, AKA_WS_MEMORY);
     rc = aka_memory_list(dir.buf, &l, err);
     for (size_t i = 0; rc == 0 && i < l.versions.n; i++) {
         json_t *doc = NULL;
-        char name[32];
-        snprintf(name, sizeof(name), "v%ld.json", l.versions.v[i]);
-        aka_path_join(&path, dir.buf, name);
+        aka_ws_memory_path(&path, c->workspace, l.versions.v[i]);
         rc = aka_json_load_file(path.buf, &doc, err);
         if (rc == 0)
             aka_tune_history_add_json(&c->hist, &c->space, doc);
@@ -61,7 +59,7 @@ static int add_evidence(struct tune_ctx *c, const char *dir, const char *journal
     struct strbuf path = STRBUF_INIT;
     json_t *doc = NULL;
     int rc = 0;
-    aka_path_join(&path, dir, "evaluations.jsonl");
+    aka_path_join(&path, dir, aka_wt_name(AKA_WT_EVALUATIONS));
     if (aka_is_file(path.buf))
         rc = aka_jsonl_foreach(path.buf, add_line, c, err);
     if (rc == 0 && aka_is_file(journal) && (rc = aka_json_load_file(journal, &doc, err)) == 0)
@@ -72,24 +70,26 @@ static int add_evidence(struct tune_ctx *c, const char *dir, const char *journal
 }
 
 /* Earlier episodes' worktrees are gone; the supervisor archives their journal and
- * evaluations under <workspace>/.aka/episodes/e<NNNN>/runtime/. */
+ * evaluations in each episode directory's archive (workspace/). */
 static int add_archives(struct tune_ctx *c, struct aka_err *err)
 {
     struct strbuf dir = STRBUF_INIT, run = STRBUF_INIT, journal = STRBUF_INIT;
     struct strvec names = STRVEC_INIT;
     int rc = 0;
-    aka_path_join(&dir, c->workspace, ".aka/episodes");
+    struct strbuf episode = STRBUF_INIT;
+    aka_ws_path(&dir, c->workspace, AKA_WS_EPISODES);
     if (aka_is_dir(dir.buf))
         rc = aka_list_dir(dir.buf, &names, err);
     for (size_t i = 0; rc == 0 && i < names.n; i++) {
-        strbuf_reset(&run);
-        strbuf_addf(&run, "%s/%s/runtime", dir.buf, names.v[i]);
-        aka_path_join(&journal, run.buf, "journal.json");
+        aka_path_join(&episode, dir.buf, names.v[i]);
+        aka_ws_episode_archive(&run, episode.buf);
+        aka_path_join(&journal, run.buf, aka_wt_name(AKA_WT_JOURNAL));
         if (aka_is_dir(run.buf))
             rc = add_evidence(c, run.buf, journal.buf, err);
     }
     strvec_clear(&names);
     strbuf_release(&dir);
+    strbuf_release(&episode);
     strbuf_release(&run);
     strbuf_release(&journal);
     return rc;
@@ -98,7 +98,7 @@ static int add_archives(struct tune_ctx *c, struct aka_err *err)
 int tune_load_history(struct tune_ctx *c, struct aka_err *err)
 {
     struct strbuf dir = STRBUF_INIT;
-    aka_path_join(&dir, c->worktree, ".aka");
+    aka_wt_path(&dir, c->worktree, AKA_WT_STATE_DIR);
     int rc = add_evidence(c, dir.buf, c->journal.buf, err);
     if (rc == 0)
         rc = add_memory(c, err);

@@ -230,6 +230,60 @@ int aka_list_dir(const char *path, struct strvec *names, struct aka_err *err)
     return 0;
 }
 
+static bool in_names(const char *name, const char *const *names)
+{
+    for (; names && *names; names++)
+        if (strcmp(name, *names) == 0)
+            return true;
+    return false;
+}
+
+/* One directory of aka_list_files: rel is the path below the root ("" at the top). */
+static int list_files_in(const char *root, const char *rel, const char *const *skip,
+                         struct strvec *out, struct aka_err *err)
+{
+    struct strvec names = STRVEC_INIT;
+    struct strbuf dir = STRBUF_INIT, child = STRBUF_INIT, sub = STRBUF_INIT;
+    struct stat st;
+    if (*rel)
+        aka_path_join(&dir, root, rel);
+    else
+        strbuf_addstr(&dir, root);
+    int rc = aka_list_dir(dir.buf, &names, err);
+    for (size_t i = 0; rc == 0 && i < names.n; i++) {
+        aka_path_join(&child, dir.buf, names.v[i]);
+        strbuf_reset(&sub);
+        if (*rel)
+            strbuf_addf(&sub, "%s/", rel);
+        strbuf_addstr(&sub, names.v[i]);
+        if (lstat(child.buf, &st) < 0)
+            rc = aka_err_set(err, AKA_EXIT_USAGE, "%s: %s", child.buf, strerror(errno));
+        else if (S_ISDIR(st.st_mode) && !in_names(names.v[i], skip))
+            rc = list_files_in(root, sub.buf, skip, out, err);
+        else if (S_ISREG(st.st_mode))
+            strvec_push(out, sub.buf);
+        else if (!S_ISDIR(st.st_mode))
+            rc = aka_err_set(err, AKA_EXIT_USAGE,
+                             "%s: %s; expected regular files and directories only", child.buf,
+                             S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+    }
+    strvec_clear(&names);
+    strbuf_release(&dir);
+    strbuf_release(&child);
+    strbuf_release(&sub);
+    return rc;
+}
+
+int aka_list_files(const char *root, const char *const *skip, struct strvec *out,
+                   struct aka_err *err)
+{
+    size_t start = out->n;
+    int rc = list_files_in(root, "", skip, out, err);
+    if (rc == 0 && out->n > start)
+        qsort(out->v + start, out->n - start, sizeof(*out->v), cmp_str);
+    return rc;
+}
+
 int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out, struct aka_err *err)
 {
     const char *base = dir ? dir : getenv("TMPDIR");

@@ -46,6 +46,14 @@ int aka_mkdir_p(const char *path, mode_t mode, struct aka_err *err);
 int aka_remove_tree(const char *path, struct aka_err *err);
 /* Sorted entry names of a directory, without "." and "..". */
 int aka_list_dir(const char *path, struct strvec *names, struct aka_err *err);
+/*
+ * Every regular file below root, appended to out as sorted paths relative to it ("a/b.c").
+ * Directories named in skip (NULL-terminated; NULL: none) are not entered. A symbolic link
+ * or special file anywhere is an error naming it (code 2): the trees listed this way are
+ * copied or hashed byte for byte, and a link would make their content depend on its target.
+ */
+int aka_list_files(const char *root, const char *const *skip, struct strvec *out,
+                   struct aka_err *err);
 /* mkdtemp under dir (or $TMPDIR, or /tmp, when dir is NULL); prefix is a name stem. */
 int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out, struct aka_err *err);
 /* Copy a regular file (mode preserved) — no symlinks, no special files. */

@@ -88,13 +88,14 @@ static int source_commit(const struct aka_git *g, const char *kernel, char *oid,
     return rc;
 }
 
-static int make_source_commit(const struct aka_git *g, const struct aka_campaign *c, char *oid,
-                              struct aka_err *err)
+static int make_source_commit(const char *ws, const struct aka_git *g, const struct aka_campaign *c,
+                              char *oid, struct aka_err *err)
 {
     struct aka_err probe = AKA_ERR_INIT;
+    const struct aka_commit_subject s = {.kind = AKA_COMMIT_V0_SOURCE};
     if (aka_git_rev_parse(g, "HEAD", oid, &probe) == 0)
         return source_commit(g, c->kernel, oid, err);
-    if (aka_git_add(g, NULL, err) < 0 || aka_git_commit(g, AKA_V0_SOURCE_MSG, oid, err) < 0)
+    if (aka_git_add(g, NULL, err) < 0 || aka_ws_commit(ws, &s, oid, err) < 0)
         return -1;
     return 0;
 }
@@ -109,10 +110,11 @@ static void summarize(const struct aka_result *r, long version, const char *comm
     out->all_pass = r->all_pass;
 }
 
-static int existing_v0(const char *path, struct aka_version_summary *out, struct aka_err *err)
+/* V0 as committed: the working copy is never what the supervisor reads. */
+static int existing_v0(const char *ws, struct aka_version_summary *out, struct aka_err *err)
 {
     struct aka_memory_record m;
-    if (aka_memory_load(path, &m, err) < 0)
+    if (aka_ws_memory_at_head(ws, 0, &m, err) < 0)
         return -1;
     out->version = 0;
     snprintf(out->commit, sizeof(out->commit), "%s", m.git_commit_hash ? m.git_commit_hash : "");
@@ -133,7 +135,7 @@ static void keep_failed(const char *ws, const struct aka_result *r, const char *
     if (why)
         json_object_set_new(json_object_get(doc, "quality_gate"), "failure_reason",
                             json_string(why));
-    aka_path_join(&p, ws, "memory/v0.failed.json");
+    aka_ws_path(&p, ws, AKA_WS_V0_FAILED);
     aka_json_write_file(p.buf, doc, &ignored);
     json_decref(doc);
     strbuf_release(&p);
@@ -143,19 +145,19 @@ static int record_v0(const char *ws, const struct aka_git *g, const struct aka_r
                      const char *src, struct aka_err *err)
 {
     char oid[AKA_GIT_OID_HEX + 1];
-    struct strbuf dir = STRBUF_INIT;
-    const char *paths[] = {"memory/v0.json", NULL};
-    aka_path_join(&dir, ws, "memory");
+    struct strbuf rel = STRBUF_INIT;
+    const struct aka_commit_subject s = {.kind = AKA_COMMIT_V0_MEASUREMENT};
+    aka_ws_memory_rel(&rel, 0);
+    const char *paths[] = {rel.buf, NULL};
     json_t *doc = aka_memory_doc_from_result(0, AKA_MEM_BASELINE, r, src, "baseline",
                                              "V0: the reference as the kernel, measured once");
-    int rc = aka_memory_write(dir.buf, doc, err);
+    int rc = aka_ws_memory_write(ws, doc, err);
     if (rc == 0)
-        rc = aka_git_add(g, paths, err) < 0 ? -1
-                                            : aka_git_commit(g, AKA_V0_MEASUREMENT_MSG, oid, err);
+        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_ws_commit(ws, &s, oid, err);
     if (rc == 0)
-        rc = aka_bootstrap_check_canonical(ws, 0, err);
+        rc = aka_ws_check_canonical(ws, 0, err);
     json_decref(doc);
-    strbuf_release(&dir);
+    strbuf_release(&rel);
     return rc;
 }
 
@@ -165,14 +167,16 @@ static int record_v0(const char *ws, const struct aka_git *g, const struct aka_r
 static int drop_uncommitted_v0(const char *ws, const char *path, struct aka_err *err)
 {
     struct aka_git g;
-    struct strbuf blob = STRBUF_INIT;
+    struct strbuf blob = STRBUF_INIT, rel = STRBUF_INIT;
     struct aka_err probe = AKA_ERR_INIT;
     int rc = 0;
     aka_git_open(&g, ws);
-    if (aka_is_file(path) && aka_git_show_blob(&g, "HEAD", "memory/v0.json", &blob, &probe) < 0)
+    aka_ws_memory_rel(&rel, 0);
+    if (aka_is_file(path) && aka_git_show_blob(&g, "HEAD", rel.buf, &blob, &probe) < 0)
         rc = aka_remove_tree(path, err);
     aka_git_close(&g);
     strbuf_release(&blob);
+    strbuf_release(&rel);
     return rc;
 }
 
@@ -185,21 +189,21 @@ int aka_bootstrap_v0(const char *ws, const struct aka_campaign *c,
     struct aka_eval_outcome o;
     char src[AKA_GIT_OID_HEX + 1];
     int rc;
-    aka_path_join(&p, ws, "memory/v0.json");
+    aka_ws_memory_path(&p, ws, 0);
     if (drop_uncommitted_v0(ws, p.buf, err) < 0) {
         strbuf_release(&p);
         return -1;
     }
-    if (aka_is_file(p.buf)) {
-        rc = existing_v0(p.buf, out, err);
+    long latest = -1;
+    if (aka_ws_latest_version(ws, &latest, err) < 0 || latest >= 0) { /* committed: done */
+        rc = latest >= 0 ? existing_v0(ws, out, err) : -1;
         strbuf_release(&p);
         return rc;
     }
     aka_git_open(&g, ws);
     aka_eval_outcome_init(&o);
-    rc = make_source_commit(&g, c, src, err);
-    strbuf_reset(&p);
-    aka_path_join(&p, ws, "memory/v0.failed.json");
+    rc = make_source_commit(ws, &g, c, src, err);
+    aka_ws_path(&p, ws, AKA_WS_V0_FAILED);
     if (rc == 0 && aka_exists(p.buf))
         rc = aka_remove_tree(p.buf, err);
     aka_bootstrap_progress(env, "V0: measuring %s (source commit %.12s)", c->kernel, src);

@@ -2,8 +2,8 @@
  * bootstrap.h — a campaign's workspace and its first versions (DESIGN §3, §4.3, §4.4, §9).
  *
  *   naming      kernel_opt_<op>_<framework>_<platform>[_production], every part a slug
- *   campaign    .aka/campaign.json: the identity and pinned contracts of the campaign,
- *               written once and compared on every resume
+ *   campaign    .aka/campaign.json (workspace/): the identity and pinned contracts of the
+ *               campaign, written once and compared on every resume
  *   workspace   git repository with the visible evaluator inputs, the kernel file,
  *               README.md and .gitignore; a lock so one supervisor runs one campaign
  *   V0          source commit, one measurement, one measurement commit whose
@@ -11,26 +11,22 @@
  *   V1 (seed)   the operator's seeds/<framework>/ kernel, committed, measured and
  *               pinned in framework_baseline.json
  *
- * The commit messages are upstream's (reference/anchor-campaign.md §9) so that
- * recovery and tools recognise each commit kind.
+ * The commit subjects are upstream's (reference/anchor-campaign.md §9), written by
+ * workspace/ alone, so that recovery and tools recognise each commit kind.
  */
 #ifndef AKA_BOOTSTRAP_H
 #define AKA_BOOTSTRAP_H
 
 #include "base/error.h"
-#include "base/lock.h"
 #include "base/strbuf.h"
 #include "contracts/benchmark.h"
 #include "contracts/operator.h"
 #include "contracts/pins.h"
 #include "contracts/records.h"
+#include "workspace/workspace.h"
 
 #include <jansson.h>
 #include <stdbool.h>
-
-#define AKA_V0_SOURCE_MSG      "V0: baseline kernel"
-#define AKA_V0_MEASUREMENT_MSG "V0: record baseline measurement"
-#define AKA_CAMPAIGN_SCHEMA    "aka.campaign.v1"
 
 /* ---- naming (naming.c) ------------------------------------------------------------------- */
 
@@ -45,36 +41,7 @@ int aka_workspace_name(const char *op_name, const char *framework, const char *p
 /* The kernel file a layout's candidates live in: kernel.c, kernel.cu or kernel.py. */
 const char *aka_kernel_file_name(const struct aka_operator *op);
 
-/* ---- campaign.json (campaign.c) ------------------------------------------------------------ */
-
-struct aka_campaign {
-    const char *mode;      /* leaderboard | production */
-    const char *framework; /* canonical: C, Cuda, Triton, ... */
-    const char *platform;  /* as given to --platform */
-    const char *agent;     /* --agent-cli */
-    const char *op_dir;    /* absolute path of the original operator directory */
-    const char *op_name;
-    const char *layout;            /* native | atrex | sol */
-    const char *kernel;            /* kernel file name, relative to a worktree */
-    const char *sandbox_isolation; /* bwrap | none */
-    const struct aka_benchmark_contract *contract;
-    const struct aka_runtime_pins *pins;
-};
-
-/* The document written to .aka/campaign.json (schema aka.campaign.v1). */
-json_t *aka_campaign_to_json(const struct aka_campaign *c);
-
-/*
- * First start: write <ws>/.aka/campaign.json. Resume: the file exists and every
- * pinned field must equal the current one; a difference is code 2 naming the
- * field and both values ("campaign.json: framework: pinned Triton; now Cuda").
- */
-int aka_campaign_pin_or_check(const char *ws, const struct aka_campaign *c, struct aka_err *err);
-
 /* ---- workspace (workspace.c) --------------------------------------------------------------- */
-
-/* Create <ws>/.aka and take <ws>/.aka/supervisor.lock (code 75 when another holds it). */
-int aka_workspace_lock(const char *ws, struct aka_lock *lk, struct aka_err *err);
 
 /*
  * Create the workspace files of a fresh campaign: git init, the visible evaluator
@@ -93,8 +60,8 @@ void aka_workspace_visible_inputs(const struct aka_operator *op, bool production
 
 /* How the bootstrap measures (from the campaign flags). */
 struct aka_measure_env {
-    const char *repo_root;                          /* asset tree holding runtime/harness */
-    long timeout_s;                                 /* per evaluation */
+    const char *repo_root; /* asset tree holding runtime/harness (pinned by the campaign) */
+    long timeout_s;        /* per evaluation */
     int timed_runs, warmup, multi_seed;             /* < 0: harness defaults; multi_seed <= 0: 1 */
     void (*progress)(const char *line, void *data); /* one line per phase; may be NULL */
     void *progress_data;
@@ -127,10 +94,6 @@ json_t *aka_memory_doc_from_result(long version, enum aka_memory_status status,
 int aka_bootstrap_v0(const char *ws, const struct aka_campaign *c,
                      const struct aka_measure_env *env, struct aka_version_summary *out,
                      struct aka_err *err);
-
-/* memory/v<N>.json must parse, say "v<N>" and equal HEAD:memory/v<N>.json byte for byte
- * before any state advances (upstream invariant 2). Code 1 otherwise. */
-int aka_bootstrap_check_canonical(const char *ws, long version, struct aka_err *err);
 
 /* Whether the operator ships seeds/<framework>/<kernel file>; its path goes to out. */
 bool aka_seed_kernel_path(const struct aka_operator *op, const char *framework, struct strbuf *out);

@@ -1,15 +1,15 @@
 /*
- * measure.c — one supervisor measurement of a workspace kernel, and the
- * canonical-memory check every version commit is followed by.
+ * measure.c — one supervisor measurement of a workspace kernel.
  *
  * The supervisor measures through the same evaluator and sandbox as an agent's
- * `aka eval`, but always against the campaign's original operator directory
- * (the pinned op_dir), never against the workspace's copies: a workspace file
- * is something a candidate could have touched.
+ * `aka eval`, always against the campaign's operator snapshot (taken at V0 and
+ * verified against its manifest before each job) with the asset tree the campaign
+ * pinned — never against the workspace's copies of the evaluator inputs, which a
+ * candidate could have touched, nor against the original operator directory, which
+ * anyone could have edited since (workspace/snapshot.c).
  */
 #include "base/fs.h"
 #include "bootstrap/internal.h"
-#include "git/git.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,11 +36,15 @@ int aka_bootstrap_measure(const char *ws, const struct aka_campaign *c,
                           const struct aka_measure_env *env, const char *kernel_rel,
                           bool framework_kernel, struct aka_eval_outcome *o, struct aka_err *err)
 {
-    struct strbuf kernel = STRBUF_INIT;
+    struct strbuf kernel = STRBUF_INIT, op_dir = STRBUF_INIT;
+    if (aka_ws_eval_inputs(ws, env->repo_root, &op_dir, err) < 0) {
+        strbuf_release(&op_dir);
+        return -1;
+    }
     aka_path_join(&kernel, ws, kernel_rel);
     bool python = strcmp(c->layout, "native") != 0;
     struct aka_eval_request req = {
-        .op_dir = c->op_dir,
+        .op_dir = op_dir.buf,
         .kernel = kernel.buf,
         .framework = python && !framework_kernel ? "PyTorch" : c->framework,
         .platform = c->platform,
@@ -53,34 +57,6 @@ int aka_bootstrap_measure(const char *ws, const struct aka_campaign *c,
     };
     int rc = aka_evaluate(&req, o, err);
     strbuf_release(&kernel);
-    return rc;
-}
-
-int aka_bootstrap_check_canonical(const char *ws, long version, struct aka_err *err)
-{
-    struct strbuf path = STRBUF_INIT, disk = STRBUF_INIT, head = STRBUF_INIT, rel = STRBUF_INIT;
-    struct aka_memory_record m;
-    struct aka_git g;
-    aka_git_open(&g, ws);
-    strbuf_addf(&rel, "memory/v%ld.json", version);
-    aka_path_join(&path, ws, rel.buf);
-    int rc = aka_memory_load(path.buf, &m, err);
-    if (rc == 0) {
-        aka_memory_release(&m);
-        rc = aka_read_file(path.buf, &disk, AKA_READ_LIMIT_DEFAULT, err);
-    }
-    if (rc == 0)
-        rc = aka_git_show_blob(&g, "HEAD", rel.buf, &head, err);
-    if (rc == 0 && (disk.len != head.len || memcmp(disk.buf, head.buf, disk.len) != 0))
-        rc = aka_err_set(err, AKA_EXIT_FAILED,
-                         "%s: differs from its committed copy HEAD:%s; refusing to advance",
-                         path.buf, rel.buf);
-    if (rc < 0 && err->code == AKA_EXIT_USAGE)
-        err->code = AKA_EXIT_FAILED;
-    aka_git_close(&g);
-    strbuf_release(&path);
-    strbuf_release(&disk);
-    strbuf_release(&head);
-    strbuf_release(&rel);
+    strbuf_release(&op_dir);
     return rc;
 }

@@ -54,7 +54,8 @@ static int last_kernel_commit(const struct aka_git *g, const char *kernel, char 
 static int commit_seed(const char *ws, const struct aka_git *g, const struct aka_campaign *c,
                        const char *seed_path, char *kernel_commit, struct aka_err *err)
 {
-    struct strbuf dst = STRBUF_INIT, msg = STRBUF_INIT, changed = STRBUF_INIT;
+    struct strbuf dst = STRBUF_INIT, changed = STRBUF_INIT;
+    struct aka_commit_subject s = {.kind = AKA_COMMIT_V1_KERNEL};
     const char *paths[] = {c->kernel, NULL};
     /* Only the kernel file decides: an untracked file elsewhere (a SOL submission
      * solution.json, a failure record) is not a change to commit. */
@@ -63,13 +64,12 @@ static int commit_seed(const char *ws, const struct aka_git *g, const struct aka
     int rc = aka_remove_tree(dst.buf, err) < 0 ? -1 : aka_copy_file(seed_path, dst.buf, err);
     if (rc == 0)
         rc = aka_git_run(g, status, &changed, err);
-    strbuf_addf(&msg, "v1: framework baseline (%s) replacing the V0 baseline kernel", c->framework);
+    snprintf(s.framework, sizeof(s.framework), "%s", c->framework);
     if (rc == 0 && changed.len)
-        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_git_commit(g, msg.buf, kernel_commit, err);
+        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_ws_commit(ws, &s, kernel_commit, err);
     if (rc == 0)
         rc = last_kernel_commit(g, c->kernel, kernel_commit, err);
     strbuf_release(&dst);
-    strbuf_release(&msg);
     strbuf_release(&changed);
     return rc;
 }
@@ -78,9 +78,11 @@ static int pin(const char *ws, const struct aka_git *g, const struct aka_campaig
                const struct aka_eval_outcome *o, const char *kernel_commit, int seeds,
                const char *description, struct aka_err *err)
 {
-    struct strbuf p = STRBUF_INIT, msg = STRBUF_INIT, stage = STRBUF_INIT;
+    struct strbuf p = STRBUF_INIT, rel = STRBUF_INIT, stage = STRBUF_INIT;
+    struct aka_commit_subject s = {.kind = AKA_COMMIT_V1_PIN};
     char oid[AKA_GIT_OID_HEX + 1];
-    const char *paths[] = {"framework_baseline.json", "memory/v1.json", NULL};
+    aka_ws_memory_rel(&rel, 1);
+    const char *paths[] = {"framework_baseline.json", rel.buf, NULL};
     strbuf_addf(&stage, "combined-base-performance+multi-seed-%d", seeds);
     json_t *mem = aka_memory_doc_from_result(1, AKA_MEM_FRAMEWORK_BASELINE, &o->result,
                                              kernel_commit, "framework_baseline", description);
@@ -88,21 +90,19 @@ static int pin(const char *ws, const struct aka_git *g, const struct aka_campaig
         json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s]}", "schema", "aka.framework_baseline.v1",
                   "framework", c->framework, "version", "v1", "kernel_commit", kernel_commit,
                   "kernel_sha256", o->kernel_sha256, "validated_stages", stage.buf);
-    aka_path_join(&p, ws, "memory");
-    int rc = aka_memory_write(p.buf, mem, err);
-    strbuf_reset(&p);
+    int rc = aka_ws_memory_write(ws, mem, err);
     aka_path_join(&p, ws, "framework_baseline.json");
     if (rc == 0)
         rc = aka_json_write_file(p.buf, marker, err);
-    strbuf_addf(&msg, "v1: pin framework baseline %.8s", kernel_commit);
+    snprintf(s.kernel_commit, sizeof(s.kernel_commit), "%.8s", kernel_commit);
     if (rc == 0)
-        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_git_commit(g, msg.buf, oid, err);
+        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_ws_commit(ws, &s, oid, err);
     if (rc == 0)
-        rc = aka_bootstrap_check_canonical(ws, 1, err);
+        rc = aka_ws_check_canonical(ws, 1, err);
     json_decref(mem);
     json_decref(marker);
     strbuf_release(&p);
-    strbuf_release(&msg);
+    strbuf_release(&rel);
     strbuf_release(&stage);
     return rc;
 }
@@ -128,8 +128,7 @@ bool aka_bootstrap_v1_pinned(const char *ws)
 
 static void failed_path(const char *ws, struct strbuf *p)
 {
-    strbuf_reset(p);
-    aka_path_join(p, ws, "memory/v1.failed.json");
+    aka_ws_path(p, ws, AKA_WS_V1_FAILED);
 }
 
 void aka_bootstrap_v1_keep_failed(const char *ws, const struct aka_result *r, const char *why)
@@ -154,7 +153,7 @@ static void roll_back(const char *ws, const struct aka_git *g, const char *base,
     struct aka_err ignored = AKA_ERR_INIT;
     if (aka_git_reset_hard(g, base, &ignored) == 0) {
         struct strbuf p = STRBUF_INIT;
-        aka_path_join(&p, ws, "memory/v1.json");
+        aka_ws_memory_path(&p, ws, 1);
         aka_remove_tree(p.buf, &ignored);
         strbuf_release(&p);
     }

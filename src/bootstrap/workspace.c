@@ -1,11 +1,11 @@
 /*
- * workspace.c — creating a campaign workspace and guarding it with a lock.
+ * workspace.c — creating a campaign workspace.
  *
  * The workspace is a Git repository whose HEAD is the incumbent. It holds the
  * evaluator inputs an agent may read (never the private ones of a generalized
  * production campaign), the one kernel file episodes may change, a README brief
- * and a .gitignore that keeps supervisor state (.aka/) and the live progress
- * view out of every commit.
+ * and a .gitignore (workspace/: supervisor state and the live progress view are
+ * never committed). Where each file lives is workspace/'s to say.
  */
 #include "base/fs.h"
 #include "bootstrap/bootstrap.h"
@@ -13,32 +13,6 @@
 
 #include <string.h>
 #include <sys/stat.h>
-
-static const char gitignore_text[] = "# written by aka: supervisor state and the live view are "
-                                     "never committed\n"
-                                     ".aka/\n"
-                                     "memory/live.json\n"
-                                     "memory/v0.failed.json\n"
-                                     "__pycache__/\n"
-                                     "*.ncu-rep\n"
-                                     /* the temp file of an atomic write (base/fs) that a
-                                        supervisor killed mid-write leaves behind */
-                                     "*.tmp.??????\n";
-
-int aka_workspace_lock(const char *ws, struct aka_lock *lk, struct aka_err *err)
-{
-    struct strbuf p = STRBUF_INIT;
-    aka_path_join(&p, ws, ".aka");
-    int rc = aka_mkdir_p(p.buf, 0755, err);
-    if (rc == 0) {
-        strbuf_addstr(&p, "/supervisor.lock");
-        rc = aka_lock_acquire(lk, p.buf, false, err);
-        if (rc < 0)
-            aka_err_prefix(err, "another aka optimize runs this campaign");
-    }
-    strbuf_release(&p);
-    return rc;
-}
 
 void aka_workspace_visible_inputs(const struct aka_operator *op, bool production,
                                   struct strvec *out)
@@ -229,9 +203,8 @@ int aka_workspace_materialize(const char *ws, const struct aka_operator *op,
     if (rc == 0)
         rc = write_new(ws, "README.md", text.buf, err);
     if (rc == 0)
-        rc = write_new(ws, ".gitignore", gitignore_text, err);
-    strbuf_reset(&p);
-    aka_path_join(&p, ws, "memory");
+        rc = write_new(ws, ".gitignore", aka_ws_gitignore(), err);
+    aka_ws_path(&p, ws, AKA_WS_MEMORY);
     if (rc == 0)
         rc = aka_mkdir_p(p.buf, 0755, err);
     strvec_clear(&inputs);

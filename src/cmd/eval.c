@@ -47,9 +47,12 @@ static const char usage_text[] =
     "  --json                  print the outcome as one JSON object instead\n"
     "  -v, --verbose           also print the evaluator's stderr and sandbox notes\n"
     "\n"
-    "Inside an episode (ATREX_AKA_WORKSPACE set) the operator, kernel, framework and\n"
-    "platform come from $ATREX_AKA_WORKSPACE/.aka/campaign.json and every result is\n"
-    "appended with the kernel's sha256 to <worktree>/.aka/evaluations.jsonl.\n"
+    "Inside an episode (ATREX_AKA_WORKSPACE set) the kernel, framework and platform\n"
+    "come from $ATREX_AKA_WORKSPACE/.aka/campaign.json, the operator is the campaign's\n"
+    "V0 snapshot (.aka/operator, checked against its manifest; a changed original is\n"
+    "reported, never used), the asset tree must still hash as the campaign pinned it,\n"
+    "and every result is appended with the kernel's sha256 to\n"
+    "<worktree>/.aka/evaluations.jsonl.\n"
     "\n"
     "exit status: 0 when every case passed, 1 when the candidate failed, 2 on bad\n"
     "input, 75 when the environment (sandbox, toolchain, device, temp directory) is\n"
@@ -333,6 +336,11 @@ static int evaluate_and_report(struct eval_opts *o, const struct aka_eval_episod
         aka_eval_outcome_release(&out);
         return aka_err_report(&err);
     }
+    if (ep->operator_note)
+        fprintf(stderr,
+                "aka eval: warning: the original operator changed (%s); the campaign's "
+                "V0 snapshot was evaluated\n",
+                ep->operator_note);
     print_outcome(o, &out, record);
     rc = out.exit_code;
     if (record && aka_eval_record_append(record, &o->req, &out, ep->episode, &err) < 0)
@@ -358,7 +366,7 @@ int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx)
     } else if (o.help) {
         fputs(usage_text, stdout);
         rc = 0;
-    } else if (aka_eval_episode_detect(&ep, &err) < 0 ||
+    } else if (aka_eval_episode_detect(&ep, ctx->repo_root, &err) < 0 ||
                (ep.active && use_episode(&o, &ep, &err) < 0) || finish_request(&o, ctx, &err) < 0) {
         rc = aka_err_report(&err);
     } else {

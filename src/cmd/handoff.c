@@ -13,6 +13,7 @@
 #include "base/fs.h"
 #include "cmd/cmd.h"
 #include "contracts/records.h"
+#include "workspace/workspace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,8 +122,8 @@ int cmd_handoff(int argc, char **argv, const struct aka_app_ctx *ctx)
     if (rc == 0)
         rc = build_handoff(&a, &h, &err);
     if (rc == 0) {
-        aka_path_join(&handoff, wt && *wt ? wt : ".", ".aka/handoff.json");
-        aka_path_join(&journal, wt && *wt ? wt : ".", ".aka/journal.json");
+        aka_wt_path(&handoff, wt && *wt ? wt : ".", AKA_WT_HANDOFF);
+        aka_wt_path(&journal, wt && *wt ? wt : ".", AKA_WT_JOURNAL);
         rc = no_journal(journal.buf, &err);
     }
     if (rc == 0) {

@@ -12,6 +12,7 @@
 #include "base/fs.h"
 #include "cmd/cmd.h"
 #include "contracts/records.h"
+#include "workspace/workspace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,7 +176,7 @@ int cmd_journal(int argc, char **argv, const struct aka_app_ctx *ctx)
         usage(stdout);
         return 0;
     }
-    aka_path_join(&path, wt && *wt ? wt : ".", ".aka/journal.json");
+    aka_wt_path(&path, wt && *wt ? wt : ".", AKA_WT_JOURNAL);
     if (rc == 0)
         rc = dispatch(path.buf, &a, &err);
     strbuf_release(&path);

@@ -5,7 +5,11 @@
  * supervisor does to a repository goes through these functions, which run the
  * real `git` binary (argv only, via base/proc) with a fixed environment:
  * no user config, no hooks, no pager, no editor, no prompts — a campaign must
- * behave the same on every host, whatever ~/.gitconfig says.
+ * behave the same on every host, whatever ~/.gitconfig says — and with every
+ * repository setting that could make git execute a command overridden (the
+ * list is in git.c's header): a repository's .git/config is writable by
+ * whoever can reach the repository, so nothing in it may run code in the
+ * supervisor.
  *
  * Supervisor commits carry a fixed identity (AKA_GIT_NAME / AKA_GIT_EMAIL) so
  * that recovery can tell its own commits from anything else.
@@ -67,5 +71,32 @@ int aka_git_reset_hard(const struct aka_git *g, const char *rev, struct aka_err 
 /* Whether ANCESTOR is an ancestor of REV. */
 int aka_git_is_ancestor(const struct aka_git *g, const char *ancestor, const char *rev, bool *yes,
                         struct aka_err *err);
+
+/* Write the index as a tree; its id in oid. */
+int aka_git_write_tree(const struct aka_git *g, char *oid, struct aka_err *err);
+/* A commit of TREE on PARENT (NULL or "": a root commit) with the supervisor identity;
+ * no ref moves. Its id in oid. */
+int aka_git_commit_tree(const struct aka_git *g, const char *tree, const char *parent,
+                        const char *message, char *oid, struct aka_err *err);
+/* Move REF to NEW only while it still is OLD (NULL or "": only while REF does not exist). */
+int aka_git_update_ref(const struct aka_git *g, const char *ref, const char *new_oid,
+                       const char *old_oid, struct aka_err *err);
+
+/* What identifies a commit: its id, first parent, tree, author name and subject. */
+struct aka_git_commit_info {
+    char oid[AKA_GIT_OID_HEX + 1], parent[AKA_GIT_OID_HEX + 1], tree[AKA_GIT_OID_HEX + 1];
+    int parents; /* 0 (root), 1, or 2 for "two or more" */
+    char author[256];
+    char subject[512];
+};
+int aka_git_commit_info(const struct aka_git *g, const char *rev, struct aka_git_commit_info *ci,
+                        struct aka_err *err);
+/* The commits of REV's first-parent line, newest first. */
+int aka_git_first_parents(const struct aka_git *g, const char *rev, struct strvec *oids,
+                          struct aka_err *err);
+/* The files of DIR/ in REV's tree: their paths (relative to the repository) and blob ids,
+ * in the same order. Entries that are not blobs are left out. */
+int aka_git_ls_blobs(const struct aka_git *g, const char *rev, const char *dir,
+                     struct strvec *names, struct strvec *oids, struct aka_err *err);
 
 #endif

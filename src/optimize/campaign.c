@@ -3,8 +3,11 @@
  * identity, V0, V1, and the budget checks at the top of the episode loop.
  *
  * Order matters for "nothing lost, nothing changed by mistake": the workspace
- * lock comes first (two supervisors never run one campaign), then the
- * campaign.json check (a resume with other flags changes nothing), and only
+ * lock comes first (two supervisors never run one campaign), then the proof
+ * that HEAD's history holds only this supervisor's commits, the operator
+ * snapshot (made at the first start, verified later: from here on the campaign
+ * reads its operator from the snapshot only), then the campaign.json check (a
+ * resume with other flags or another asset tree changes nothing), and only
  * then files are created or commits made.
  */
 #include "base/fs.h"
@@ -74,15 +77,10 @@ static void say(const char *line, void *data)
     aka_live_update(r, line);
 }
 
-static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const char *repo_root,
-                 struct aka_err *err)
+/* The campaign as this run describes it; op_dir stays the original's path (its identity). */
+static void fill_campaign(struct aka_run *r, const struct aka_optimize_opts *o,
+                          const char *repo_root)
 {
-    if (aka_operator_load(o->op_dir, &r->op, err) < 0 ||
-        check_framework(&r->op, o->framework, err) < 0 ||
-        aka_realpath(o->op_dir, &r->op_dir_abs, err) < 0 ||
-        aka_runtime_pins_from_env(&r->pins, err) < 0 ||
-        aka_optimize_workspace_path(o, r->op.name, &r->ws, err) < 0)
-        return -1;
     r->camp = (struct aka_campaign){
         .mode = o->optimization_mode,
         .framework = o->framework,
@@ -95,7 +93,20 @@ static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const cha
         .sandbox_isolation = o->sandbox_isolation,
         .contract = &r->op.contract,
         .pins = &r->pins,
+        .repo_root = repo_root,
     };
+}
+
+static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const char *repo_root,
+                 struct aka_err *err)
+{
+    if (aka_operator_load(o->op_dir, &r->op, err) < 0 ||
+        check_framework(&r->op, o->framework, err) < 0 ||
+        aka_realpath(o->op_dir, &r->op_dir_abs, err) < 0 ||
+        aka_runtime_pins_from_env(&r->pins, err) < 0 ||
+        aka_optimize_workspace_path(o, r->op.name, &r->ws, err) < 0)
+        return -1;
+    fill_campaign(r, o, repo_root);
     r->env = (struct aka_measure_env){
         .repo_root = repo_root,
         .timeout_s = o->sandbox_timeout,
@@ -115,15 +126,44 @@ static void run_release(struct aka_run *r)
     aka_runtime_pins_release(&r->pins);
     strbuf_release(&r->ws);
     strbuf_release(&r->op_dir_abs);
+    strbuf_release(&r->warned);
+}
+
+/*
+ * The evidence the campaign runs on: the operator from its snapshot (made now at the first
+ * start, verified otherwise) — the source policy, contracts, shapes, seeds and visible
+ * inputs all come from it from here on — then campaign.json written or compared, the
+ * asset tree with it.
+ */
+static int pin_evidence(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_err *err)
+{
+    struct strbuf snap = STRBUF_INIT, ignored = STRBUF_INIT;
+    int rc = aka_ws_operator_snapshot(r->ws.buf, r->op_dir_abs.buf, &snap, err);
+    if (rc == 0) {
+        aka_operator_release(&r->op);
+        rc = aka_operator_load(snap.buf, &r->op, err);
+    }
+    if (rc == 0)
+        rc = check_framework(&r->op, o->framework, err);
+    if (rc == 0) {
+        fill_campaign(r, o, r->env.repo_root);
+        rc = aka_campaign_pin_or_check(r->ws.buf, &r->camp, err);
+    }
+    if (rc == 0) {
+        r->live_ok = true;
+        aka_optimize_check_drift(r, &ignored);
+    }
+    strbuf_release(&snap);
+    strbuf_release(&ignored);
+    return rc;
 }
 
 static int bootstrap(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_err *err)
 {
     struct aka_version_summary v0 = {0}, v1 = {0};
-    if (aka_workspace_lock(r->ws.buf, &r->lock, err) < 0 ||
-        aka_campaign_pin_or_check(r->ws.buf, &r->camp, err) < 0)
+    if (aka_ws_lock(r->ws.buf, &r->lock, err) < 0 || aka_ws_history_check(r->ws.buf, err) < 0 ||
+        pin_evidence(r, o, err) < 0)
         return -1;
-    r->live_ok = true;
     aka_optimize_progress(r, "workspace %s", r->ws.buf);
     if (aka_workspace_materialize(r->ws.buf, &r->op, &r->camp, o->notes, err) < 0 ||
         aka_bootstrap_v0(r->ws.buf, &r->camp, &r->env, &v0, err) < 0)
@@ -166,11 +206,9 @@ static int finalize(struct aka_run *r, struct aka_err *err)
     struct aka_finalize_summary s;
     struct aka_err own = AKA_ERR_INIT;
     char line[sizeof(s.submission) + 256];
-    struct strbuf v0 = STRBUF_INIT;
-    aka_path_join(&v0, r->ws.buf, "memory/v0.json");
-    bool measured = aka_is_file(v0.buf);
-    strbuf_release(&v0);
-    if (!measured)
+    long latest = -1;
+    struct aka_err ignored = AKA_ERR_INIT;
+    if (aka_ws_latest_version(r->ws.buf, &latest, &ignored) < 0 || latest < 0)
         return 0; /* nothing was measured: there is nothing to summarize or submit */
     if (aka_optimize_finalize(r->ws.buf, &s, err ? err : &own) < 0) {
         final_line(r, "final: submission not written: %s", (err ? err : &own)->msg);
@@ -187,8 +225,11 @@ static int finalize(struct aka_run *r, struct aka_err *err)
 int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, FILE *progress,
                      char *stop_reason, size_t stop_len, struct aka_err *err)
 {
-    struct aka_run r = {
-        .lock = AKA_LOCK_INIT, .ws = STRBUF_INIT, .op_dir_abs = STRBUF_INIT, .progress = progress};
+    struct aka_run r = {.lock = AKA_LOCK_INIT,
+                        .ws = STRBUF_INIT,
+                        .op_dir_abs = STRBUF_INIT,
+                        .warned = STRBUF_INIT,
+                        .progress = progress};
     int rc = setup(&r, o, repo_root, err);
     if (rc == 0)
         rc = bootstrap(&r, o, err);

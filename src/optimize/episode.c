@@ -7,7 +7,7 @@
  *   verifying   fast or ABBA verification of a valid candidate (episode_verify.c);
  *   recording   promotion or outcome commit, cleanup (episode_record.c).
  *
- * The worktree lives outside the workspace (<parent>/.aka-worktrees/<ws>/...)
+ * The worktree lives outside the workspace (workspace/ names the place)
  * so that nothing the agent leaves behind can ever be picked up by a `git add`
  * in the incumbent, and its branch survives the worktree for later inspection.
  */
@@ -22,35 +22,27 @@
 #include <time.h>
 #include <unistd.h>
 
-static long latest_memory_version(const char *ws)
-{
-    struct aka_memory_listing l = {0};
-    struct strbuf dir = STRBUF_INIT;
-    struct aka_err ignored = AKA_ERR_INIT;
-    aka_path_join(&dir, ws, "memory");
-    long v = aka_memory_list(dir.buf, &l, &ignored) < 0 ? -1 : aka_memory_latest(&l);
-    aka_memory_listing_release(&l);
-    strbuf_release(&dir);
-    return v;
-}
-
-/* Identity and paths: e<NNNN>-<hex> under <parent>/.aka-worktrees/<workspace name>/. */
+/* Identity and paths: branch aka/e<NNNN>-<hex>, worktree e<NNNN>-<hex> (workspace/ says
+ * where); the version is the next after the latest committed one. */
 static int plan(struct aka_run *r, const struct aka_optimize_opts *o,
                 const struct aka_episode_counters *c, struct aka_episode *ep, struct aka_err *err)
 {
     struct aka_git g;
+    struct strbuf leaf = STRBUF_INIT;
     char hex[9];
-    const char *slash = strrchr(r->ws.buf, '/');
+    long latest = -1;
     ep->number = (long)c->episodes + 1;
-    ep->version = latest_memory_version(r->ws.buf) + 1;
     ep->kind = aka_episode_kind_for(o, ep->number, c);
     ep->phase = "preparing";
     aka_random_hex8(hex);
     strbuf_addf(&ep->branch, "aka/e%04ld-%s", ep->number, hex);
-    strbuf_add(&ep->worktree, r->ws.buf, slash ? (size_t)(slash - r->ws.buf) : 0);
-    strbuf_addf(&ep->worktree, "/.aka-worktrees/%s/e%04ld-%s", slash ? slash + 1 : r->ws.buf,
-                ep->number, hex);
-    strbuf_addf(&ep->dir, "%s/.aka/episodes/e%04ld", r->ws.buf, ep->number);
+    strbuf_addf(&leaf, "e%04ld-%s", ep->number, hex);
+    aka_ws_worktree_path(&ep->worktree, r->ws.buf, leaf.buf);
+    aka_ws_episode_dir(&ep->dir, r->ws.buf, ep->number);
+    strbuf_release(&leaf);
+    if (aka_ws_latest_version(r->ws.buf, &latest, err) < 0)
+        return -1;
+    ep->version = latest + 1;
     aka_git_open(&g, r->ws.buf);
     int rc = aka_git_rev_parse(&g, "HEAD", ep->base, err);
     aka_git_close(&g);
@@ -79,29 +71,26 @@ static int create_journal(const struct aka_episode *ep, struct aka_err *err)
                                   .memory_version = ep->version,
                                   .base_commit = ep->base,
                                   .episode_branch = ep->branch.buf};
-    aka_path_join(&p, ep->worktree.buf, ".aka");
+    aka_wt_path(&p, ep->worktree.buf, AKA_WT_STATE_DIR);
     int rc = aka_mkdir_p(p.buf, 0755, err);
-    strbuf_addstr(&p, "/journal.json");
+    aka_wt_path(&p, ep->worktree.buf, AKA_WT_JOURNAL);
     if (rc == 0)
         rc = aka_journal_create(p.buf, &ids, NULL, err);
     strbuf_release(&p);
     return rc;
 }
 
-static void incumbent_summary(const struct aka_run *r, long version, struct strbuf *out)
+static void incumbent_summary(const struct aka_run *r, struct strbuf *out)
 {
-    struct strbuf p = STRBUF_INIT;
     struct aka_memory_record m;
     struct aka_err ignored = AKA_ERR_INIT;
-    strbuf_addf(&p, "%s/memory/v%ld.json", r->ws.buf, version);
-    if (version >= 0 && aka_memory_load(p.buf, &m, &ignored) == 0) {
-        strbuf_addf(out, "v%ld (%s), latency geomean %.3f us", version,
+    if (aka_ws_incumbent(r->ws.buf, &m, NULL, &ignored) == 0) {
+        strbuf_addf(out, "v%ld (%s), latency geomean %.3f us", m.version,
                     aka_memory_status_names[m.status], m.latency_us_geomean);
         aka_memory_release(&m);
     } else {
         strbuf_addstr(out, "see `aka memory latest`");
     }
-    strbuf_release(&p);
 }
 
 static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
@@ -115,7 +104,7 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
     snprintf(ver, sizeof(ver), "%ld", ep->version);
     snprintf(trials, sizeof(trials), "%d", o->fast_trials);
     snprintf(stalls, sizeof(stalls), "%lld consecutive episodes without promotion", c->consecutive);
-    incumbent_summary(r, ep->version - 1, &inc);
+    incumbent_summary(r, &inc);
     const struct aka_brief_var vars[] = {
         {"episode", num},
         {"memory_version", ver},
@@ -133,7 +122,7 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
         {NULL, NULL},
     };
     strbuf_addf(&tpl, "%s/runtime/prompts/%s", r->env.repo_root, templates[ep->kind]);
-    aka_path_join(&dst, ep->worktree.buf, ".aka/BRIEF.md");
+    aka_wt_path(&dst, ep->worktree.buf, AKA_WT_BRIEF);
     int rc = aka_brief_render(tpl.buf, vars, &out, err);
     if (rc == 0)
         rc = aka_conversion_brief(r, o, &out, err); /* the Gluon directive while latched */

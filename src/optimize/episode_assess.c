@@ -71,7 +71,7 @@ static int fast_gate(const struct aka_episode *ep, const struct aka_handoff *h, 
     if (ep->kind != AKA_EPISODE_FAST || ep->fast_trials <= 0 || h->status == AKA_HANDOFF_BLOCKED)
         return 0;
     snprintf(number, sizeof(number), "%ld", ep->number);
-    aka_path_join(&path, ep->worktree.buf, ".aka/evaluations.jsonl");
+    aka_wt_path(&path, ep->worktree.buf, AKA_WT_EVALUATIONS);
     int rc =
         aka_is_file(path.buf) ? aka_jsonl_foreach(path.buf, count_eval_record, &evals, err) : 0;
     size_t want = (size_t)ep->fast_trials;
@@ -163,7 +163,7 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
     struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT;
     struct strvec env = {0};
     struct agent_start as = {r, ep};
-    aka_path_join(&brief, ep->worktree.buf, ".aka/BRIEF.md");
+    aka_wt_path(&brief, ep->worktree.buf, AKA_WT_BRIEF);
     aka_path_join(&cap, ep->dir.buf, "agent");
     agent_env(r, ep, &env);
     const char *const *envp = (const char *const *)env.v; /* NULL-terminated */
@@ -238,8 +238,8 @@ bool aka_episode_late_handoff(struct aka_episode *ep)
     struct handoff_check hc = {.ep = ep, .handoff = STRBUF_INIT, .journal = STRBUF_INIT};
     struct aka_handoff h;
     struct aka_err ignored = AKA_ERR_INIT; /* no valid handoff: the episode was interrupted */
-    aka_path_join(&hc.handoff, ep->worktree.buf, ".aka/handoff.json");
-    aka_path_join(&hc.journal, ep->worktree.buf, ".aka/journal.json");
+    aka_wt_path(&hc.handoff, ep->worktree.buf, AKA_WT_HANDOFF);
+    aka_wt_path(&hc.journal, ep->worktree.buf, AKA_WT_JOURNAL);
     bool found = aka_is_dir(ep->worktree.buf) && validate_handoff(&hc, &h, &ignored) == 0;
     if (found)
         take_handoff(ep, &hc, &h);
@@ -260,8 +260,8 @@ int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
      * episode is held to the trial count it was briefed with, not a later command line's. */
     if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials <= 0)
         ep->fast_trials = o->fast_trials;
-    aka_path_join(&hc.handoff, ep->worktree.buf, ".aka/handoff.json");
-    aka_path_join(&hc.journal, ep->worktree.buf, ".aka/journal.json");
+    aka_wt_path(&hc.handoff, ep->worktree.buf, AKA_WT_HANDOFF);
+    aka_wt_path(&hc.journal, ep->worktree.buf, AKA_WT_JOURNAL);
     int rc = run_agent(r, o, ep, &hc, res, err);
     if (rc == 0) {
         ep->pgid = res->last.pgid;
@@ -292,8 +292,9 @@ static bool protected_path(const char *path)
                                         "framework_baseline.json",
                                         "solution.json",
                                         NULL};
-    static const char *const prefixes[] = {"memory/", ".aka/",    ".claude/",
-                                           ".qoder/", ".agents/", NULL};
+    static const char *const prefixes[] = {".claude/", ".qoder/", ".agents/", NULL};
+    /* Canonical memory and supervisor state (workspace/ names their directories). */
+    const char *const own[] = {aka_ws_rel(AKA_WS_MEMORY), aka_ws_rel(AKA_WS_STATE_DIR), NULL};
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     if (strncmp(base, "reference.", 10) == 0)
         return true;
@@ -302,6 +303,9 @@ static bool protected_path(const char *path)
             return true;
     for (size_t i = 0; prefixes[i]; i++)
         if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    for (size_t i = 0; own[i]; i++)
+        if (strncmp(path, own[i], strlen(own[i])) == 0 && path[strlen(own[i])] == '/')
             return true;
     return false;
 }

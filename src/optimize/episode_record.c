@@ -4,14 +4,18 @@
  *
  *   promoted   HEAD == base, `git merge --squash` of the candidate, the staged
  *              names re-checked (only the kernel file), memory/v<N>.json added,
- *              one commit "episode <e>: promote verified candidate";
+ *              one promotion commit (subjects: workspace/subject.c);
  *   otherwise  HEAD == base, memory/v<N>.json describing the unchanged
- *              incumbent, one commit "v<N>: episode <e> <status>".
+ *              incumbent (carried from the committed incumbent record), one
+ *              outcome commit.
  *
- * Any failure during promotion resets the incumbent to the base before the
- * error propagates, so HEAD is never a half-made promotion. After the commit
- * the file must equal its committed copy before anything else advances. Then
- * the worktree's evidence is archived, the worktree removed (its branch kept).
+ * Before the commit is made, exactly what it will be (parent, tree, subject) is
+ * written into the active record: a resume accepts a HEAD advance only when it
+ * is that commit (episode_recover.c). Any failure during promotion resets the
+ * incumbent to the base before the error propagates, so HEAD is never a
+ * half-made promotion. After the commit the file must equal its committed copy
+ * before anything else advances. Then the worktree's evidence is archived, the
+ * worktree removed (its branch kept).
  */
 #include "base/fs.h"
 #include "base/json.h"
@@ -46,29 +50,24 @@ static json_t *episode_object(const struct aka_episode *ep)
     return o;
 }
 
-/* Unchanged incumbent: carry the newest passing record's measurements forward. */
-static json_t *outcome_doc(struct aka_run *r, const struct aka_episode *ep)
+/* Unchanged incumbent: carry the committed incumbent record's measurements forward. */
+static json_t *outcome_doc(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err)
 {
-    json_t *doc = NULL;
+    struct aka_memory_record m;
     long from = -1;
-    for (long v = ep->version - 1; v >= 0 && !doc; v--) {
-        struct strbuf p = STRBUF_INIT;
-        struct aka_memory_record m;
-        struct aka_err ignored = AKA_ERR_INIT;
-        strbuf_addf(&p, "%s/memory/v%ld.json", r->ws.buf, v);
-        if (aka_is_file(p.buf) && aka_memory_load(p.buf, &m, &ignored) == 0) {
-            if (strcmp(m.quality_gate, "PASS") == 0 && aka_measured(m.latency_us_geomean)) {
-                doc = json_deep_copy(m.json);
-                from = v;
-            }
-            aka_memory_release(&m);
-        }
-        strbuf_release(&p);
-    }
-    if (!doc) /* no measurement to carry: say so, never invent one */
+    json_t *doc = NULL;
+    int rc = aka_ws_incumbent(r->ws.buf, &m, NULL, err);
+    if (rc < 0)
+        return NULL; /* an unreadable canonical record: fail closed, never guess */
+    if (rc == 0) {
+        doc = json_deep_copy(m.json);
+        from = m.version;
+        aka_memory_release(&m);
+    } else { /* no measurement to carry: say so, never invent one */
         doc = json_pack("{s:{s:s}, s:{s:s, s:n, s:n, s:n}}", "performance", "measurement_status",
                         "not_evaluated_or_incomplete", "correctness", "status", "UNKNOWN",
                         "max_abs_err", "max_rel_err", "rel_err");
+    }
     json_t *perf = json_object_get(doc, "performance");
     json_object_set_new(perf, "measurement_subject", json_string("incumbent"));
     json_object_set_new(perf, "carried_from_version",
@@ -85,11 +84,13 @@ static json_t *outcome_doc(struct aka_run *r, const struct aka_episode *ep)
     return doc;
 }
 
-static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep)
+static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err)
 {
     json_t *doc =
-        ep->status == AKA_MEM_PROMOTED ? json_deep_copy(ep->promoted_doc) : outcome_doc(r, ep);
+        ep->status == AKA_MEM_PROMOTED ? json_deep_copy(ep->promoted_doc) : outcome_doc(r, ep, err);
     char now[AKA_TIMESTAMP_MAX];
+    if (!doc)
+        return NULL;
     aka_record_now(now);
     json_object_set_new(doc, "version", json_sprintf("v%ld", ep->version));
     json_object_set_new(doc, "status", json_string(aka_memory_status_names[ep->status]));
@@ -109,7 +110,8 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep)
 /* After `merge --squash`, only the kernel file may be staged (defence in depth). */
 static int check_staged(const struct aka_run *r, const struct aka_git *g, struct aka_err *err)
 {
-    const char *args[] = {"diff", "--cached", "--name-only", "--no-renames", NULL};
+    const char *args[] = {"diff",          "--cached",      "--name-only", "--no-renames",
+                          "--no-ext-diff", "--no-textconv", NULL};
     struct strbuf out = STRBUF_INIT, want = STRBUF_INIT;
     strbuf_addf(&want, "%s\n", r->camp.kernel);
     int rc = aka_git_run(g, args, &out, err);
@@ -121,29 +123,42 @@ static int check_staged(const struct aka_run *r, const struct aka_git *g, struct
     return rc;
 }
 
+/* The version commit, written ahead into the active record before it is made. */
+static int commit_ahead(struct aka_run *r, struct aka_episode *ep, const char *rel,
+                        struct aka_err *err)
+{
+    struct aka_git g;
+    char oid[AKA_GIT_OID_HEX + 1];
+    const char *paths[] = {rel, NULL};
+    struct aka_commit_subject s = {.episode = ep->number, .version = ep->version};
+    s.kind = ep->status == AKA_MEM_PROMOTED ? AKA_COMMIT_PROMOTION : AKA_COMMIT_OUTCOME;
+    s.status = ep->status;
+    aka_git_open(&g, r->ws.buf);
+    int rc = aka_git_add(&g, paths, err) < 0
+                 ? -1
+                 : aka_ws_commit_prepare(r->ws.buf, &s, &ep->intent, err);
+    aka_git_close(&g);
+    ep->has_intent = rc == 0;
+    if (rc == 0)
+        rc = aka_episode_save_active(r, ep, err);
+    return rc < 0 ? -1 : aka_ws_commit_make(r->ws.buf, &ep->intent, oid, err);
+}
+
 static int commit_version(struct aka_run *r, const struct aka_git *g, struct aka_episode *ep,
                           struct aka_err *err)
 {
-    struct strbuf dir = STRBUF_INIT, msg = STRBUF_INIT, rel = STRBUF_INIT;
-    char oid[AKA_GIT_OID_HEX + 1];
+    struct strbuf rel = STRBUF_INIT;
     bool promote = ep->status == AKA_MEM_PROMOTED;
-    json_t *doc = record_doc(r, ep);
-    strbuf_addf(&rel, "memory/v%ld.json", ep->version);
-    const char *paths[] = {rel.buf, NULL};
-    aka_path_join(&dir, r->ws.buf, "memory");
-    if (promote)
-        strbuf_addf(&msg, "episode %ld: promote verified candidate", ep->number);
-    else
-        strbuf_addf(&msg, "v%ld: episode %ld %s", ep->version, ep->number,
-                    aka_memory_status_names[ep->status]);
-    int rc = promote ? aka_git_merge_squash(g, ep->candidate, err) : 0;
+    json_t *doc = record_doc(r, ep, err);
+    aka_ws_memory_rel(&rel, ep->version);
+    int rc = !doc ? -1 : promote ? aka_git_merge_squash(g, ep->candidate, err) : 0;
     if (rc == 0 && promote)
         rc = check_staged(r, g, err);
     if (rc == 0)
-        rc = aka_memory_write(dir.buf, doc, err);
+        rc = aka_ws_memory_write(r->ws.buf, doc, err);
     if (rc == 0)
-        rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_git_commit(g, msg.buf, oid, err);
-    if (rc < 0) { /* never leave a half-made version at HEAD */
+        rc = commit_ahead(r, ep, rel.buf, err);
+    if (rc < 0 && doc) { /* never leave a half-made version at HEAD */
         struct aka_err ignored = AKA_ERR_INIT;
         struct strbuf p = STRBUF_INIT;
         aka_git_reset_hard(g, ep->base, &ignored);
@@ -152,8 +167,6 @@ static int commit_version(struct aka_run *r, const struct aka_git *g, struct aka
         strbuf_release(&p);
     }
     json_decref(doc);
-    strbuf_release(&dir);
-    strbuf_release(&msg);
     strbuf_release(&rel);
     return rc;
 }
@@ -161,19 +174,18 @@ static int commit_version(struct aka_run *r, const struct aka_git *g, struct aka
 /* Keep the agent's evidence (journal, handoff, evaluations) beside the brief. */
 static void archive_runtime(const struct aka_episode *ep)
 {
-    static const char *const files[] = {"journal.json", "handoff.json", "evaluations.jsonl", NULL};
-    struct strbuf dst = STRBUF_INIT, src = STRBUF_INIT;
+    static const enum aka_wt_file files[] = {AKA_WT_JOURNAL, AKA_WT_HANDOFF, AKA_WT_EVALUATIONS};
+    struct strbuf dir = STRBUF_INIT, dst = STRBUF_INIT, src = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
-    aka_path_join(&dst, ep->dir.buf, "runtime");
-    aka_mkdir_p(dst.buf, 0755, &ignored);
-    for (size_t i = 0; files[i]; i++) {
-        strbuf_reset(&src);
-        strbuf_reset(&dst);
-        strbuf_addf(&src, "%s/.aka/%s", ep->worktree.buf, files[i]);
-        strbuf_addf(&dst, "%s/runtime/%s", ep->dir.buf, files[i]);
+    aka_ws_episode_archive(&dir, ep->dir.buf);
+    aka_mkdir_p(dir.buf, 0755, &ignored);
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        aka_wt_path(&src, ep->worktree.buf, files[i]);
+        aka_path_join(&dst, dir.buf, aka_wt_name(files[i]));
         if (aka_is_file(src.buf))
             aka_copy_file(src.buf, dst.buf, &ignored);
     }
+    strbuf_release(&dir);
     strbuf_release(&dst);
     strbuf_release(&src);
 }
@@ -187,7 +199,7 @@ int aka_episode_record(struct aka_run *r, struct aka_episode *ep, struct aka_err
     if (rc == 0)
         rc = commit_version(r, &g, ep, err);
     if (rc == 0)
-        rc = aka_bootstrap_check_canonical(r->ws.buf, ep->version, err);
+        rc = aka_ws_check_canonical(r->ws.buf, ep->version, err);
     if (rc == 0) {
         ep->phase = ep->status == AKA_MEM_PROMOTED ? "promoted" : "recorded";
         rc = aka_episode_save_active(r, ep, err);

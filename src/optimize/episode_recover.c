@@ -2,19 +2,23 @@
  * episode_recover.c — an episode a stopped supervisor left in flight
  * (DESIGN §7; upstream §8.2, invariants 10 and 11).
  *
- * .aka/active_episode.json names the episode, its version, base and worktree.
- * Two states are safe to continue from, and only those:
+ * The active record names the episode, its version, base and worktree, and —
+ * written ahead of the version commit — exactly the commit the supervisor was
+ * about to make. Two states are safe to continue from, and only those:
  *
  *   HEAD == base      nothing reached the incumbent: undo a half-made squash
  *                     (reset to the base); then a valid late handoff (the
  *                     agent finished after its supervisor stopped) is finished
  *                     as the live path would, else the episode is recorded as
  *                     `interrupted` through the ordinary outcome path;
- *   HEAD == base + 1  the version commit was made before the crash: it is
- *                     accepted only when proven — parent is the base, author
- *                     is the supervisor, subject is this episode's, and
- *                     memory/v<N>.json parses, says v<N> and equals its disk
- *                     copy — then the remaining cleanup runs.
+ *   HEAD != base      the version commit was made before the crash: it is
+ *                     accepted only when it is exactly the commit the record
+ *                     announced (parent, tree, subject, the supervisor's
+ *                     name) and memory/v<N>.json parses, says v<N> and equals
+ *                     its committed copy — then the remaining cleanup runs.
+ *                     A commit the record does not announce — one forged with
+ *                     the right subject and author and a fitting record, say —
+ *                     is refused by id and subject.
  *
  * Anything else is refused without changing a file. Every step is idempotent,
  * so a second crash during recovery records nothing twice.
@@ -60,8 +64,7 @@ static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err
 {
     struct strbuf p = STRBUF_INIT;
     json_t *doc = NULL;
-    aka_path_join(&p, r->ws.buf, ".aka/active_episode.json");
-    int rc = aka_json_load_file(p.buf, &doc, err);
+    int rc = aka_ws_active_load(r->ws.buf, &doc, &p, err);
     const char *base = json_string_value(json_object_get(doc, "base_commit"));
     const char *branch = json_string_value(json_object_get(doc, "episode_branch"));
     const char *wt = json_string_value(json_object_get(doc, "worktree"));
@@ -78,12 +81,14 @@ static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err
         ep->kind = (enum aka_episode_kind)kind;
         strbuf_addstr(&ep->branch, branch);
         strbuf_addstr(&ep->worktree, wt);
-        strbuf_addf(&ep->dir, "%s/.aka/episodes/e%04ld", r->ws.buf, ep->number);
+        aka_ws_episode_dir(&ep->dir, r->ws.buf, ep->number);
         ep->phase = "recording";
         json_t *trials = json_object_get(doc, "fast_trials"); /* the gate it started with */
         if (ep->kind == AKA_EPISODE_FAST && json_is_integer(trials) &&
             json_integer_value(trials) > 0 && json_integer_value(trials) <= 1000)
             ep->fast_trials = (int)json_integer_value(trials);
+        ep->has_intent =
+            aka_ws_intent_from_json(json_object_get(doc, "version_commit"), &ep->intent);
         load_groups(doc, ep);
     }
     json_decref(doc);
@@ -91,71 +96,43 @@ static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err
     return rc;
 }
 
-/* `git log -1 --format=...` of HEAD into out (trailing newline removed). */
-static int head_field(const struct aka_git *g, const char *format, struct strbuf *out,
-                      struct aka_err *err)
+static int refuse(const struct aka_episode *ep, const struct aka_git_commit_info *head,
+                  struct aka_err *err)
 {
-    const char *args[] = {"log", "-1", format, "HEAD", NULL};
-    int rc = aka_git_run(g, args, out, err);
-    strbuf_trim(out);
-    return rc;
-}
-
-static int refuse(const struct aka_episode *ep, const char *subject, const char *author,
-                  const char *parent, struct aka_err *err)
-{
+    char subject[sizeof(head->subject)];
+    size_t i = 0;
+    for (; head->subject[i]; i++) /* one line, whatever a forger put in the subject */
+        subject[i] = (unsigned char)head->subject[i] < 0x20 ? '?' : head->subject[i];
+    subject[i] = '\0';
     return aka_err_set(err, AKA_EXIT_FAILED,
-                       "the incumbent moved during interrupted episode %ld (HEAD \"%s\" by %s on "
-                       "%.12s, base %.12s) and it is not this episode's version commit; refusing "
-                       "to resume",
-                       ep->number, subject, author, parent, ep->base);
+                       "the incumbent moved during interrupted episode %ld: HEAD is commit %s "
+                       "\"%s\" by %s on %.12s (base %.12s), and it is not the version commit "
+                       "the supervisor recorded before committing%s; refusing to resume",
+                       ep->number, head->oid, subject, head->author, head->parent, ep->base,
+                       ep->has_intent ? "" : " (the record announces none)");
 }
 
-/* The record at HEAD names its status; the subject must be the one that status gets. */
-static int check_subject(struct aka_run *r, struct aka_episode *ep, const char *subject,
-                         bool *match, struct aka_err *err)
-{
-    struct strbuf want = STRBUF_INIT;
-    struct aka_memory_record m;
-    strbuf_addf(&want, "%s/memory/v%ld.json", r->ws.buf, ep->version);
-    int rc = aka_bootstrap_check_canonical(r->ws.buf, ep->version, err) < 0
-                 ? -1
-                 : aka_memory_load(want.buf, &m, err);
-    if (rc == 0) {
-        ep->status = m.status;
-        aka_memory_release(&m);
-        strbuf_reset(&want);
-        if (ep->status == AKA_MEM_PROMOTED)
-            strbuf_addf(&want, "episode %ld: promote verified candidate", ep->number);
-        else
-            strbuf_addf(&want, "v%ld: episode %ld %s", ep->version, ep->number,
-                        aka_memory_status_names[ep->status]);
-        *match = strcmp(subject, want.buf) == 0;
-    }
-    strbuf_release(&want);
-    return rc;
-}
-
-/* HEAD is this episode's version commit, made by the supervisor on the base. */
+/* HEAD is exactly the version commit the active record announced; its record gives the
+ * episode's status. */
 static int prove_head(struct aka_run *r, const struct aka_git *g, struct aka_episode *ep,
                       struct aka_err *err)
 {
-    struct strbuf parent = STRBUF_INIT, author = STRBUF_INIT, subject = STRBUF_INIT;
+    struct aka_git_commit_info head;
+    struct aka_memory_record m;
     bool match = false;
-    int rc = head_field(g, "--format=%P", &parent, err) < 0 ||
-                     head_field(g, "--format=%an", &author, err) < 0 ||
-                     head_field(g, "--format=%s", &subject, err) < 0
-                 ? -1
-                 : 0;
-    if (rc == 0 && (strcmp(parent.buf, ep->base) != 0 || strcmp(author.buf, AKA_GIT_NAME) != 0))
-        rc = refuse(ep, subject.buf, author.buf, parent.buf, err);
-    if (rc == 0)
-        rc = check_subject(r, ep, subject.buf, &match, err);
+    int rc = aka_git_commit_info(g, "HEAD", &head, err);
+    if (rc == 0 && ep->has_intent)
+        rc = aka_ws_commit_matches(r->ws.buf, "HEAD", &ep->intent, &match, err);
     if (rc == 0 && !match)
-        rc = refuse(ep, subject.buf, author.buf, parent.buf, err);
-    strbuf_release(&parent);
-    strbuf_release(&author);
-    strbuf_release(&subject);
+        rc = refuse(ep, &head, err);
+    if (rc == 0)
+        rc = aka_ws_check_canonical(r->ws.buf, ep->version, err);
+    if (rc == 0)
+        rc = aka_ws_memory_at_head(r->ws.buf, ep->version, &m, err);
+    if (rc == 0) {
+        ep->status = m.status;
+        aka_memory_release(&m);
+    }
     return rc;
 }
 

@@ -1,15 +1,12 @@
 /*
- * episode_state.c — the supervisor's own bookkeeping around episodes:
- * .aka/state.json (counters, tokens) and .aka/active_episode.json (the
- * write-ahead record of the episode in flight).
+ * episode_state.c — the supervisor's own bookkeeping around episodes: the
+ * counters of state.json and the active-episode record (the write-ahead record
+ * of the episode in flight), both stored by workspace/ (atomic replaces).
  *
- * Both are replaced atomically (temp file, fsync, rename, fsync of the
- * directory, via aka_json_write_file), so a supervisor killed at any
- * instruction leaves either the old or the new file, never a torn one. The
- * active record is written before each irreversible step, so a resume can
- * always tell which step an interrupted episode had reached.
+ * The active record is written before each irreversible step, so a resume can
+ * always tell which step an interrupted episode had reached — including, before
+ * the version commit, exactly which commit the supervisor is about to make.
  */
-#include "base/fs.h"
 #include "base/json.h"
 #include "optimize/internal.h"
 
@@ -44,25 +41,10 @@ static long long *field_at(struct aka_episode_counters *c, size_t off)
     return (long long *)(void *)((char *)c + off);
 }
 
-json_t *aka_state_doc(const char *ws)
-{
-    struct strbuf p = STRBUF_INIT;
-    struct aka_err ignored = AKA_ERR_INIT;
-    json_t *doc = NULL;
-    aka_path_join(&p, ws, ".aka/state.json");
-    if (!aka_is_file(p.buf) || aka_json_load_file(p.buf, &doc, &ignored) < 0 ||
-        !json_is_object(doc)) {
-        json_decref(doc);
-        doc = NULL;
-    }
-    strbuf_release(&p);
-    return doc;
-}
-
 void aka_state_load(const char *ws, struct aka_episode_counters *c)
 {
     memset(c, 0, sizeof(*c));
-    json_t *doc = aka_state_doc(ws);
+    json_t *doc = aka_ws_state_doc(ws);
     for (size_t i = 0; doc && fields[i].key; i++) {
         json_t *v = json_object_get(doc, fields[i].key);
         if (json_is_integer(v) && json_integer_value(v) >= 0)
@@ -73,24 +55,15 @@ void aka_state_load(const char *ws, struct aka_episode_counters *c)
 
 int aka_state_save(const char *ws, const struct aka_episode_counters *c, struct aka_err *err)
 {
-    struct strbuf p = STRBUF_INIT;
     struct aka_episode_counters copy = *c;
-    json_t *doc = aka_state_doc(ws);
+    json_t *doc = aka_ws_state_doc(ws);
     if (!doc)
         doc = json_object();
     for (size_t i = 0; fields[i].key; i++)
         json_object_set_new(doc, fields[i].key, json_integer(*field_at(&copy, fields[i].off)));
-    aka_path_join(&p, ws, ".aka/state.json");
-    int rc = aka_json_write_file(p.buf, doc, err);
+    int rc = aka_ws_state_write(ws, doc, err);
     json_decref(doc);
-    strbuf_release(&p);
     return rc;
-}
-
-static void active_path(const char *ws, struct strbuf *p)
-{
-    strbuf_reset(p);
-    aka_path_join(p, ws, ".aka/active_episode.json");
 }
 
 /* [{pgid, start_ticks}]: the identity a resume checks before it ends a group. */
@@ -106,7 +79,6 @@ static json_t *groups_json(const struct aka_episode *ep)
 int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *ep,
                             struct aka_err *err)
 {
-    struct strbuf p = STRBUF_INIT;
     char now[AKA_TIMESTAMP_MAX];
     aka_record_now(now);
     json_t *doc = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:s}", "schema",
@@ -120,31 +92,21 @@ int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *e
     json_object_set_new(doc, "agent_groups", groups_json(ep));
     if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials > 0) /* the gate a resume applies */
         json_object_set_new(doc, "fast_trials", json_integer(ep->fast_trials));
-    active_path(r->ws.buf, &p);
-    int rc = doc ? aka_json_write_file(p.buf, doc, err)
-                 : aka_err_set(err, AKA_EXIT_FAILED, "%s: cannot build the record", p.buf);
+    if (ep->has_intent) /* the version commit about to be made */
+        json_object_set_new(doc, "version_commit", aka_ws_intent_to_json(&ep->intent));
+    int rc = doc ? aka_ws_active_write(r->ws.buf, doc, err)
+                 : aka_err_set(err, AKA_EXIT_FAILED, "episode %ld: cannot build the active record",
+                               ep->number);
     json_decref(doc);
-    strbuf_release(&p);
     return rc;
 }
 
 bool aka_episode_active_exists(const char *ws)
 {
-    struct strbuf p = STRBUF_INIT;
-    active_path(ws, &p);
-    bool yes = aka_exists(p.buf);
-    strbuf_release(&p);
-    return yes;
+    return aka_ws_active_exists(ws);
 }
 
 int aka_episode_clear_active(const char *ws, struct aka_err *err)
 {
-    struct strbuf p = STRBUF_INIT, dir = STRBUF_INIT;
-    active_path(ws, &p);
-    aka_path_join(&dir, ws, ".aka");
-    /* The removal must be durable before the next episode writes its own record. */
-    int rc = aka_remove_tree(p.buf, err) < 0 ? -1 : aka_fsync_dir(dir.buf, err);
-    strbuf_release(&p);
-    strbuf_release(&dir);
-    return rc;
+    return aka_ws_active_clear(ws, err);
 }

@@ -6,8 +6,9 @@
  *               of the committed candidate kernel (upstream's evidence rule);
  *               then the supervisor evaluates those committed bytes once
  *               itself (the agent could have written the record) and that
- *               result must beat the canonical incumbent record by score and
- *               by its own latency: turnaround over statistical rigour;
+ *               result must beat the committed incumbent record (HEAD's blob,
+ *               never the working copy) by score and by its own latency:
+ *               turnaround over statistical rigour;
  *   full, goal  same-allocation ABBA: the supervisor itself evaluates the
  *               incumbent and candidate kernel bytes (taken from their
  *               commits, never from the worktree) I C C I per repeat, every
@@ -102,32 +103,19 @@ static int scan_line(json_t *obj, size_t lineno, void *data, struct aka_err *err
     return 0;
 }
 
-/* The newest canonical record before this version that passed with complete measurements. */
-static int incumbent_record(struct aka_run *r, long below, struct aka_memory_record *m)
-{
-    for (long v = below - 1; v >= 0; v--) {
-        struct strbuf p = STRBUF_INIT;
-        struct aka_err ignored = AKA_ERR_INIT;
-        strbuf_addf(&p, "%s/memory/v%ld.json", r->ws.buf, v);
-        int rc = aka_is_file(p.buf) ? aka_memory_load(p.buf, m, &ignored) : -1;
-        strbuf_release(&p);
-        if (rc < 0)
-            continue;
-        if (strcmp(m->quality_gate, "PASS") == 0 && m->measurement_status &&
-            strcmp(m->measurement_status, "complete") == 0 && aka_measured(m->latency_us_geomean))
-            return (int)v;
-        aka_memory_release(m);
-    }
-    return -1;
-}
-
 /* One evaluation run by the supervisor itself (fast re-run, ABBA runs). out must be
  * initialized; the caller releases it. */
 static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o, const char *kernel,
                            struct aka_eval_outcome *out, struct aka_err *err)
 {
+    struct strbuf op_dir = STRBUF_INIT;
+    /* The operator snapshot and the pinned asset tree, re-verified before every job. */
+    if (aka_ws_eval_inputs(r->ws.buf, r->env.repo_root, &op_dir, err) < 0) {
+        strbuf_release(&op_dir);
+        return -1;
+    }
     struct aka_eval_request req = {
-        .op_dir = r->camp.op_dir,
+        .op_dir = op_dir.buf,
         .kernel = kernel,
         .framework = r->camp.framework,
         .platform = r->camp.platform,
@@ -138,7 +126,9 @@ static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o,
         .isolation = strcmp(r->camp.sandbox_isolation, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP,
         .timeout_s = o->verify_run_timeout,
     };
-    return aka_evaluate(&req, out, err);
+    int rc = aka_evaluate(&req, out, err);
+    strbuf_release(&op_dir);
+    return rc;
 }
 
 /* The kernel's own geomean latency change; "not measured" when either side lacks it. */
@@ -164,16 +154,21 @@ static double improvement(const struct aka_result *c, const struct aka_memory_re
     return improvement_by_latency(c, m, basis);
 }
 
-static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
-                        struct aka_episode *ep, const struct aka_result *c, const char *sha)
+/* The candidate's result against the committed incumbent record (workspace/: one rule, read
+ * from HEAD's blobs; an unreadable canonical record is an error, never a fallback). */
+static int fast_decide(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       const struct aka_result *c, const char *sha, struct aka_err *err)
 {
     struct aka_memory_record m;
     const char *basis = "none";
-    int iv = incumbent_record(r, ep->version, &m);
-    if (iv < 0) {
+    int found = aka_ws_incumbent(r->ws.buf, &m, NULL, err);
+    if (found < 0)
+        return -1;
+    if (found > 0) {
         reject(ep, "fast verification: no complete passing canonical incumbent record");
-        return;
+        return 0;
     }
+    long iv = m.version;
     double pct = improvement(c, &m, &basis);
     merge(ep->verification,
           json_pack("{s:s, s:o, s:o, s:o, s:o, s:I}", "basis", basis, "candidate_latency_us",
@@ -209,6 +204,7 @@ static void fast_decide(struct aka_run *r, const struct aka_optimize_opts *o,
         json_object_set_new(ep->verification, "kernel_sha256", json_string(sha));
     }
     aka_memory_release(&m);
+    return 0;
 }
 
 /* The committed candidate's bytes at <episode>/verify/candidate/<kernel>. */
@@ -242,7 +238,7 @@ static int fast_rerun(struct aka_run *r, const struct aka_optimize_opts *o, stru
             reject(ep, "fast verification: the supervisor's own evaluation of the committed "
                        "candidate did not pass");
         else
-            fast_decide(r, o, ep, &out.result, sha);
+            rc = fast_decide(r, o, ep, &out.result, sha, err);
     }
     aka_eval_outcome_release(&out);
     strbuf_release(&kernel);
@@ -259,7 +255,7 @@ static int verify_fast(struct aka_run *r, const struct aka_optimize_opts *o, str
     int rc = candidate_blob(r, ep, ep->candidate, &blob, err);
     if (rc == 0) {
         aka_sha256_hex(blob.buf, blob.len, sha);
-        aka_path_join(&path, ep->worktree.buf, ".aka/evaluations.jsonl");
+        aka_wt_path(&path, ep->worktree.buf, AKA_WT_EVALUATIONS);
         /* A garbled log is evidence we cannot trust: reject, never crash the campaign. */
         if (aka_is_file(path.buf) && aka_jsonl_foreach(path.buf, scan_line, &s, &scan_err) < 0)
             reject(ep, scan_err.msg);
@@ -421,6 +417,7 @@ static int verify_abba(struct aka_run *r, const struct aka_optimize_opts *o, str
 int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                        struct aka_err *err)
 {
+    struct strbuf drift = STRBUF_INIT;
     bool fast = ep->kind == AKA_EPISODE_FAST;
     ep->verification =
         json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:f}", "method",
@@ -428,6 +425,10 @@ int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, str
                   (json_int_t)(fast ? 0 : o->verify_repeats), "improvement_pct", json_null(),
                   "ci_low_pct", json_null(), "ci_high_pct", json_null(), "dispersion_pct",
                   json_null(), "min_improvement_pct", o->min_improvement_pct);
+    /* An edited original operator is said in the record too: what was evaluated instead. */
+    if (*aka_optimize_check_drift(r, &drift))
+        json_object_set_new(ep->verification, "original_operator_changed", json_string(drift.buf));
+    strbuf_release(&drift);
     int rc = fast ? verify_fast(r, o, ep, err) : verify_abba(r, o, ep, err);
     if (rc == 0)
         json_object_set_new(ep->verification, "passed", json_boolean(ep->promoted_doc != NULL));

@@ -14,72 +14,59 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "bootstrap/bootstrap.h"
+#include "git/git.h"
 #include "optimize/optimize.h"
+#include "workspace/workspace.h"
 
 #include <ctype.h>
 #include <string.h>
 
-/* A campaign's identity from .aka/campaign.json (strings into doc). */
+/* What finalization needs of the campaign (strings into c's document), and the operator
+ * directory it reads the solution layout from: the snapshot when the campaign has one. */
 struct pinned {
-    json_t *doc;
-    const char *layout, *framework, *platform, *kernel, *op_dir;
+    struct aka_ws_campaign c;
+    const char *layout, *framework, *platform, *kernel;
+    struct strbuf op_dir;
 };
 
 static int load_pinned(const char *ws, struct pinned *p, struct aka_err *err)
 {
-    struct strbuf path = STRBUF_INIT;
-    static const char *const keys[] = {"layout", "framework", "platform", "kernel", NULL};
-    const char **slots[] = {&p->layout, &p->framework, &p->platform, &p->kernel};
-    aka_path_join(&path, ws, ".aka/campaign.json");
-    int rc = aka_json_load_file(path.buf, &p->doc, err);
-    for (size_t i = 0; rc == 0 && keys[i]; i++) {
-        *slots[i] = json_string_value(json_object_get(p->doc, keys[i]));
-        if (!*slots[i] || !**slots[i])
-            rc = aka_err_set(err, AKA_EXIT_USAGE, "%s: %s: expected a non-empty string", path.buf,
-                             keys[i]);
+    unsigned need = AKA_CF_LAYOUT | AKA_CF_FRAMEWORK | AKA_CF_PLATFORM | AKA_CF_KERNEL;
+    int rc = aka_ws_campaign_load(ws, need, &p->c, err);
+    if (rc == 0) {
+        p->layout = p->c.layout;
+        p->framework = p->c.framework;
+        p->platform = p->c.platform;
+        p->kernel = p->c.kernel;
+        if (p->c.operator_snapshot)
+            aka_ws_path(&p->op_dir, ws, AKA_WS_OPERATOR);
+        else if (p->c.op_dir)
+            strbuf_addstr(&p->op_dir, p->c.op_dir);
     }
-    p->op_dir = json_string_value(json_object_get(p->doc, "op_dir"));
-    strbuf_release(&path);
     return rc;
 }
 
-static bool incumbent_status(enum aka_memory_status s)
-{
-    return s == AKA_MEM_BASELINE || s == AKA_MEM_FRAMEWORK_BASELINE || s == AKA_MEM_PROMOTED;
-}
-
-/* The incumbent: the latest record whose kernel became HEAD's. */
+/* The incumbent and V0 as committed (workspace/: the one incumbent rule). */
 static int find_incumbent(const char *ws, struct aka_finalize_summary *out, struct aka_err *err)
 {
-    struct aka_memory_listing l = {0};
-    struct strbuf dir = STRBUF_INIT, p = STRBUF_INIT;
-    aka_path_join(&dir, ws, "memory");
-    int rc = aka_memory_list(dir.buf, &l, err);
+    struct aka_memory_record m;
     out->version = -1;
-    for (size_t i = l.versions.n; rc == 0 && i-- > 0;) {
-        struct aka_memory_record m;
-        strbuf_reset(&p);
-        strbuf_addf(&p, "%s/v%ld.json", dir.buf, l.versions.v[i]);
-        if (aka_memory_load(p.buf, &m, err) < 0) {
-            rc = -1;
-            break;
-        }
-        bool inc = out->version < 0 && incumbent_status(m.status);
-        if (inc) {
-            out->version = m.version;
-            snprintf(out->status, sizeof(out->status), "%s", aka_memory_status_names[m.status]);
-            out->latency_us = aka_measured(m.latency_us_geomean) ? m.latency_us_geomean : 0;
-        }
-        if (m.version == 0)
-            out->v0_latency_us = aka_measured(m.latency_us_geomean) ? m.latency_us_geomean : 0;
+    int rc = aka_ws_incumbent(ws, &m, NULL, err);
+    if (rc == 0) {
+        out->version = m.version;
+        snprintf(out->status, sizeof(out->status), "%s", aka_memory_status_names[m.status]);
+        out->latency_us = aka_measured(m.latency_us_geomean) ? m.latency_us_geomean : 0;
         aka_memory_release(&m);
+    }
+    if (rc == 0 && aka_ws_memory_at_head(ws, 0, &m, err) == 0) {
+        out->v0_latency_us = aka_measured(m.latency_us_geomean) ? m.latency_us_geomean : 0;
+        aka_memory_release(&m);
+    } else if (rc == 0) {
+        rc = -1;
     }
     if (out->latency_us > 0 && out->v0_latency_us > 0)
         out->speedup_vs_v0 = out->v0_latency_us / out->latency_us;
-    aka_memory_listing_release(&l);
-    strbuf_release(&dir);
-    strbuf_release(&p);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- the SOL submission ------------------------------------------------------------------ */
@@ -120,8 +107,8 @@ static void entry_of(const struct pinned *p, const struct aka_finalize_summary *
     json_t *sol = NULL;
     const char *fn = "run";
     *dps = strcmp(s->status, "baseline") != 0;
-    if (p->op_dir && *dps) {
-        aka_path_join(&path, p->op_dir, "solution.json");
+    if (p->op_dir.len && *dps) {
+        aka_path_join(&path, p->op_dir.buf, "solution.json");
         if (aka_is_file(path.buf) && aka_json_load_file(path.buf, &sol, &ignored) == 0) {
             json_t *spec = json_object_get(sol, "spec");
             const char *ep = json_string_value(json_object_get(spec, "entry_point"));
@@ -199,7 +186,7 @@ static int stage_and_validate(const char *ws, const json_t *doc, struct strbuf *
     struct strbuf stage = STRBUF_INIT, from = STRBUF_INIT, to = STRBUF_INIT;
     struct aka_operator op;
     struct aka_err ignored = AKA_ERR_INIT;
-    aka_path_join(&stage, ws, ".aka/submission");
+    aka_ws_path(&stage, ws, AKA_WS_SUBMISSION);
     int rc = aka_exists(stage.buf) ? aka_remove_tree(stage.buf, err) : 0;
     if (rc == 0)
         rc = aka_mkdir_p(stage.buf, 0755, err);
@@ -233,15 +220,17 @@ static int write_submission(const char *ws, const struct pinned *p, struct aka_f
 {
     struct strbuf kernel = STRBUF_INIT, source = STRBUF_INIT, def = STRBUF_INIT;
     struct strbuf bytes = STRBUF_INIT;
+    struct aka_git g;
     json_t *doc = NULL;
-    aka_path_join(&kernel, ws, p->kernel);
+    strbuf_addf(&kernel, "%s: HEAD:%s", ws, p->kernel);
+    aka_git_open(&g, ws);
     int rc = 0;
     if (s->version < 0)
-        rc = aka_err_set(err, AKA_EXIT_FAILED, "%s/memory: no incumbent version to submit", ws);
-    else if (!aka_is_file(kernel.buf))
+        rc = aka_err_set(err, AKA_EXIT_FAILED, "%s: no incumbent version to submit", ws);
+    /* The incumbent's committed bytes: the working copy is anyone's to edit. */
+    else if (aka_git_show_blob(&g, "HEAD", p->kernel, &source, err) < 0)
         rc = aka_err_set(err, AKA_EXIT_FAILED, "%s: the incumbent kernel is missing", kernel.buf);
-    if (rc == 0)
-        rc = aka_read_file(kernel.buf, &source, AKA_READ_LIMIT_DEFAULT, err);
+    aka_git_close(&g);
     if (rc == 0 && source.len == 0)
         rc = aka_err_set(err, AKA_EXIT_FAILED, "%s: the incumbent kernel is empty", kernel.buf);
     if (rc == 0)
@@ -265,7 +254,7 @@ static int write_submission(const char *ws, const struct pinned *p, struct aka_f
 
 int aka_optimize_finalize(const char *ws, struct aka_finalize_summary *out, struct aka_err *err)
 {
-    struct pinned p = {0};
+    struct pinned p = {.op_dir = STRBUF_INIT};
     memset(out, 0, sizeof(*out));
     out->version = -1;
     int rc = load_pinned(ws, &p, err);
@@ -273,7 +262,8 @@ int aka_optimize_finalize(const char *ws, struct aka_finalize_summary *out, stru
         rc = find_incumbent(ws, out, err);
     if (rc == 0 && strcmp(p.layout, "sol") == 0)
         rc = write_submission(ws, &p, out, err);
-    json_decref(p.doc);
+    aka_ws_campaign_release(&p.c);
+    strbuf_release(&p.op_dir);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "bootstrap/bootstrap.h"
 #include "git/git.h"
 #include "optimize/optimize.h"
+#include "workspace/workspace.h"
 
 /* The Triton→Gluon conversion latch (schedule.c; DESIGN §3, §6). */
 enum aka_conversion { AKA_CONVERSION_NONE, AKA_CONVERSION_PENDING, AKA_CONVERSION_GLUON };
@@ -18,7 +19,8 @@ struct aka_run {
     struct aka_campaign camp;
     struct aka_measure_env env;
     struct aka_lock lock;
-    struct strbuf ws, op_dir_abs;
+    struct strbuf ws, op_dir_abs; /* op_dir_abs: the original, which names the campaign only */
+    struct strbuf warned;         /* warnings already given, one per line (drift.c) */
     FILE *progress;
     bool live_ok;  /* the campaign is ours (pinned/checked): live.json may be written */
     int max_iters; /* the version budget, for progress lines ("episode k/N") */
@@ -36,6 +38,11 @@ void aka_live_update(struct aka_run *r, const char *phase);
 /* The V1 stage per --framework-baseline and the agent (DESIGN §3, §9). */
 int aka_optimize_v1(struct aka_run *r, const struct aka_optimize_opts *o,
                     struct aka_version_summary *v1, struct aka_err *err);
+
+/* Pinned evidence the supervisor does not read, compared with what it does (drift.c): a
+ * changed original operator directory or working copy of a committed record gets one
+ * warning line (once per change). Returns the operator line ("" when unchanged). */
+const char *aka_optimize_check_drift(struct aka_run *r, struct strbuf *operator_line);
 
 /* The episode loop: budget checks at its top, then episodes. */
 int aka_optimize_loop(struct aka_run *r, const struct aka_optimize_opts *o, char *stop_reason,
@@ -63,7 +70,11 @@ struct aka_episode {
     enum aka_episode_kind kind;
     int fast_trials; /* fast: the --fast-trials it started with (kept across a resume), else 0 */
     char base[AKA_GIT_OID_HEX + 1], candidate[AKA_GIT_OID_HEX + 1];
-    struct strbuf worktree, branch, dir; /* dir: <ws>/.aka/episodes/e<NNNN> */
+    struct strbuf worktree, branch, dir; /* dir: the episode's directory (workspace/) */
+    /* The version commit about to be made, written ahead into the active record: a resume
+     * accepts a HEAD advance only when it is exactly this (episode_recover.c). */
+    struct aka_commit_intent intent;
+    bool has_intent;
     const char *phase;
     long long pgid; /* the agent's process group, 0 while unknown */
     /* Every agent invocation's group with its leader's start time, in start order: the
@@ -84,8 +95,6 @@ struct aka_episode {
 
 /* state.json: a missing or unreadable file is a fresh campaign (all zero). */
 void aka_state_load(const char *ws, struct aka_episode_counters *c);
-/* The whole .aka/state.json object (owned), or NULL when missing or unreadable. */
-json_t *aka_state_doc(const char *ws);
 int aka_state_save(const char *ws, const struct aka_episode_counters *c, struct aka_err *err);
 
 /* .aka/active_episode.json: written (atomically) before each irreversible step. */
@@ -118,10 +127,6 @@ int aka_conversion_brief(const struct aka_run *r, const struct aka_optimize_opts
 void aka_conversion_check_candidate(const struct aka_run *r, struct aka_episode *ep);
 bool aka_conversion_accepts(const struct aka_run *r, double candidate_us, double incumbent_us,
                             json_t *verification);
-
-/* The incumbent's record: the newest baseline, framework baseline or promotion (stops.c).
- * *latest: the highest version on disk (-1: none). -1 when there is no incumbent. */
-int aka_incumbent_load(const char *ws, struct aka_memory_record *m, long *latest);
 
 /* Stop rules evaluated at the loop top (stops.c): target-util, stall, budgets. */
 struct aka_stops {

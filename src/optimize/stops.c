@@ -7,7 +7,7 @@
  *   budget: max-iters (vN >= M)
  *   budget: token-budget (T >= B tokens)
  *
- * Everything is read from disk (memory records, .aka/state.json), so the same
+ * Everything is read from the workspace (committed memory records, state.json), so the same
  * checks run after an episode and when a stopped campaign is resumed: a rerun
  * whose budgets are still spent stops at once, one with larger budgets goes on.
  * The Triton→Gluon latch lives here too because it changes two of the rules: a
@@ -21,11 +21,11 @@
 
 #include <string.h>
 
-/* ---- .aka/state.json keys beyond the counters -------------------------------------------- */
+/* ---- state.json keys beyond the counters ------------------------------------------------- */
 
 static json_t *state_get(const char *ws, const char *key)
 {
-    json_t *doc = aka_state_doc(ws);
+    json_t *doc = aka_ws_state_doc(ws);
     json_t *v = json_incref(json_object_get(doc, key));
     json_decref(doc);
     return v;
@@ -34,59 +34,30 @@ static json_t *state_get(const char *ws, const char *key)
 /* Set one key, keeping the others (the counters belong to episode_state.c). Steals value. */
 static int state_set(const char *ws, const char *key, json_t *value, struct aka_err *err)
 {
-    struct strbuf p = STRBUF_INIT;
-    json_t *doc = aka_state_doc(ws);
+    json_t *doc = aka_ws_state_doc(ws);
     if (!doc)
         doc = json_object();
-    aka_path_join(&p, ws, ".aka/state.json");
     json_object_set_new(doc, key, value);
-    int rc = aka_json_write_file(p.buf, doc, err);
+    int rc = aka_ws_state_write(ws, doc, err);
     json_decref(doc);
-    strbuf_release(&p);
     return rc;
 }
 
 /* ---- memory ------------------------------------------------------------------------------ */
 
-int aka_incumbent_load(const char *ws, struct aka_memory_record *m, long *latest)
+/* Whether the latest committed record is a blocked outcome (read from HEAD, as every record
+ * the supervisor decides from). */
+static int latest_is_blocked(const char *ws, long latest, bool *blocked, struct aka_err *err)
 {
-    struct aka_memory_listing l = {0};
-    struct strbuf p = STRBUF_INIT;
-    struct aka_err ignored = AKA_ERR_INIT;
-    int rc = -1;
-    aka_path_join(&p, ws, "memory");
-    if (aka_memory_list(p.buf, &l, &ignored) < 0)
-        l.versions.n = 0;
-    *latest = aka_memory_latest(&l);
-    for (size_t i = l.versions.n; i-- > 0 && rc < 0;) {
-        strbuf_reset(&p);
-        strbuf_addf(&p, "%s/memory/v%ld.json", ws, l.versions.v[i]);
-        if (aka_memory_load(p.buf, m, &ignored) < 0)
-            continue;
-        if (m->status == AKA_MEM_PROMOTED || m->status == AKA_MEM_FRAMEWORK_BASELINE ||
-            m->status == AKA_MEM_BASELINE)
-            rc = 0;
-        else
-            aka_memory_release(m);
-    }
-    aka_memory_listing_release(&l);
-    strbuf_release(&p);
-    return rc;
-}
-
-static bool latest_is_blocked(const char *ws, long latest)
-{
-    struct strbuf p = STRBUF_INIT;
     struct aka_memory_record m;
-    struct aka_err ignored = AKA_ERR_INIT;
-    bool blocked = false;
-    strbuf_addf(&p, "%s/memory/v%ld.json", ws, latest);
-    if (latest >= 0 && aka_memory_load(p.buf, &m, &ignored) == 0) {
-        blocked = m.status == AKA_MEM_BLOCKED;
-        aka_memory_release(&m);
-    }
-    strbuf_release(&p);
-    return blocked;
+    *blocked = false;
+    if (latest < 0)
+        return 0;
+    if (aka_ws_memory_at_head(ws, latest, &m, err) < 0)
+        return -1;
+    *blocked = m.status == AKA_MEM_BLOCKED;
+    aka_memory_release(&m);
+    return 0;
 }
 
 /* ---- the conversion latch ---------------------------------------------------------------- */
@@ -218,16 +189,21 @@ int aka_stops_check(struct aka_run *r, const struct aka_optimize_opts *o, struct
 {
     struct aka_memory_record inc;
     long latest = -1;
-    bool have = aka_incumbent_load(r->ws.buf, &inc, &latest) == 0;
+    bool blocked = false;
+    int found = aka_ws_incumbent(r->ws.buf, &inc, &latest, err);
+    if (found < 0) /* an unreadable canonical record: the campaign fails closed */
+        return -1;
+    bool have = found == 0;
     bool stop = have && target_util_stop(r, o, s, &inc, reason, len);
     long inc_version = have ? inc.version : -1;
     if (have)
         aka_memory_release(&inc);
     if (stop)
         return 1;
-    if (conversion_update(r, o, s, c, inc_version, latest, err) < 0)
+    if (conversion_update(r, o, s, c, inc_version, latest, err) < 0 ||
+        latest_is_blocked(r->ws.buf, latest, &blocked, err) < 0)
         return -1;
-    if (stall_stop(o, s, c, latest_is_blocked(r->ws.buf, latest), reason, len))
+    if (stall_stop(o, s, c, blocked, reason, len))
         return 1;
     if (!budget_stop(o, c, aka_plan_reviewer_tokens(r->ws.buf), latest, reason, len))
         return 0;

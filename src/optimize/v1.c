@@ -27,8 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define V1_KERNEL_SUBJECT "v1: framework baseline"
-
 static bool v1_wanted(const struct aka_optimize_opts *o)
 {
     if (strcmp(o->framework_baseline, "never") == 0)
@@ -39,15 +37,16 @@ static bool v1_wanted(const struct aka_optimize_opts *o)
     return strcmp(o->framework_baseline, "always") == 0 || aka_optimize_is_production(o);
 }
 
-static void subject_of(const struct aka_git *g, const char *rev, struct strbuf *out)
+/* The kind of REV's commit by its subject (workspace/subject.c); false when it is none. */
+static bool kind_of(const struct aka_git *g, const char *rev, enum aka_commit_kind *kind)
 {
-    const char *args[] = {"log", "-1", "--format=%s", rev, NULL};
+    struct aka_git_commit_info ci;
+    struct aka_commit_subject s;
     struct aka_err ignored = AKA_ERR_INIT;
-    strbuf_reset(out);
-    if (aka_git_run(g, args, out, &ignored) < 0)
-        strbuf_reset(out);
-    while (out->len && out->buf[out->len - 1] == '\n')
-        out->buf[--out->len] = '\0';
+    if (aka_git_commit_info(g, rev, &ci, &ignored) < 0 || !aka_ws_subject_parse(ci.subject, &s))
+        return false;
+    *kind = s.kind;
+    return true;
 }
 
 enum v1_step { V1_RUN, V1_ADOPT, V1_LEAVE };
@@ -55,19 +54,16 @@ enum v1_step { V1_RUN, V1_ADOPT, V1_LEAVE };
 static enum v1_step next_step(const char *ws)
 {
     struct aka_git g;
-    struct strbuf s = STRBUF_INIT;
+    enum aka_commit_kind head, parent;
     enum v1_step step = V1_LEAVE;
     aka_git_open(&g, ws);
-    subject_of(&g, "HEAD", &s);
-    if (strncmp(s.buf, V1_KERNEL_SUBJECT, strlen(V1_KERNEL_SUBJECT)) == 0) {
-        subject_of(&g, "HEAD~1", &s);
+    if (kind_of(&g, "HEAD", &head) && head == AKA_COMMIT_V1_KERNEL)
         /* Only a V1 commit straight on top of V0 is an interrupted V1. */
-        step = strcmp(s.buf, AKA_V0_MEASUREMENT_MSG) == 0 ? V1_ADOPT : V1_LEAVE;
-    } else if (strcmp(s.buf, AKA_V0_MEASUREMENT_MSG) == 0) {
+        step = kind_of(&g, "HEAD~1", &parent) && parent == AKA_COMMIT_V0_MEASUREMENT ? V1_ADOPT
+                                                                                     : V1_LEAVE;
+    else if (kind_of(&g, "HEAD", &head) && head == AKA_COMMIT_V0_MEASUREMENT)
         step = V1_RUN;
-    }
     aka_git_close(&g);
-    strbuf_release(&s);
     return step;
 }
 
@@ -80,7 +76,7 @@ static int adopt(struct aka_run *r, struct aka_version_summary *v1, struct aka_e
 {
     struct aka_git g;
     struct strbuf blob = STRBUF_INIT, keep = STRBUF_INIT;
-    aka_path_join(&keep, r->ws.buf, ".aka/v1");
+    aka_ws_path(&keep, r->ws.buf, AKA_WS_V1_DIR);
     aka_git_open(&g, r->ws.buf);
     int rc = aka_mkdir_p(keep.buf, 0755, err);
     strbuf_addf(&keep, "/adopted-%s", r->camp.kernel);
@@ -118,7 +114,7 @@ static int from_seed(struct aka_run *r, const struct aka_optimize_opts *o,
 
 /* One V1 session: a worktree and branch from the V0 HEAD, like an episode's. */
 struct v1_session {
-    struct strbuf worktree, branch, dir; /* dir: <ws>/.aka/v1, the supervisor's copies */
+    struct strbuf worktree, branch, dir; /* dir: the V1 directory, the supervisor's copies */
     char base[AKA_GIT_OID_HEX + 1], candidate[AKA_GIT_OID_HEX + 1];
     char problem[1024]; /* why the candidate is refused; "" while it stands */
 };
@@ -126,13 +122,14 @@ struct v1_session {
 static int v1_plan(struct aka_run *r, struct v1_session *v, struct aka_err *err)
 {
     struct aka_git g;
-    const char *slash = strrchr(r->ws.buf, '/');
+    struct strbuf leaf = STRBUF_INIT;
     char hex[9];
     aka_random_hex8(hex);
     strbuf_addf(&v->branch, "aka/v1-%s", hex);
-    strbuf_add(&v->worktree, r->ws.buf, slash ? (size_t)(slash - r->ws.buf) : 0);
-    strbuf_addf(&v->worktree, "/.aka-worktrees/%s/v1-%s", slash ? slash + 1 : r->ws.buf, hex);
-    aka_path_join(&v->dir, r->ws.buf, ".aka/v1");
+    strbuf_addf(&leaf, "v1-%s", hex);
+    aka_ws_worktree_path(&v->worktree, r->ws.buf, leaf.buf);
+    strbuf_release(&leaf);
+    aka_ws_path(&v->dir, r->ws.buf, AKA_WS_V1_DIR);
     aka_git_open(&g, r->ws.buf);
     int rc = aka_git_rev_parse(&g, "HEAD", v->base, err);
     aka_git_close(&g);
@@ -153,7 +150,7 @@ static int v1_worktree(struct aka_run *r, struct v1_session *v, struct aka_err *
     struct strbuf parent = STRBUF_INIT, j = STRBUF_INIT;
     const char *slash = strrchr(v->worktree.buf, '/');
     strbuf_add(&parent, v->worktree.buf, (size_t)(slash - v->worktree.buf));
-    aka_path_join(&j, v->worktree.buf, ".aka");
+    aka_wt_path(&j, v->worktree.buf, AKA_WT_STATE_DIR);
     v1_ids(v, &ids);
     aka_git_open(&g, r->ws.buf);
     int rc = aka_mkdir_p(parent.buf, 0755, err) < 0 || aka_mkdir_p(v->dir.buf, 0755, err) < 0
@@ -161,7 +158,7 @@ static int v1_worktree(struct aka_run *r, struct v1_session *v, struct aka_err *
                  : aka_git_worktree_add(&g, v->worktree.buf, v->branch.buf, v->base, err);
     if (rc == 0)
         rc = aka_mkdir_p(j.buf, 0755, err);
-    strbuf_addstr(&j, "/journal.json");
+    aka_wt_path(&j, v->worktree.buf, AKA_WT_JOURNAL);
     if (rc == 0)
         rc = aka_journal_create(j.buf, &ids, NULL, err);
     aka_git_close(&g);
@@ -189,7 +186,7 @@ static int v1_brief(struct aka_run *r, const struct aka_optimize_opts *o,
         {NULL, NULL},
     };
     strbuf_addf(&tpl, "%s/runtime/prompts/v1.md", r->env.repo_root);
-    aka_path_join(&dst, v->worktree.buf, ".aka/BRIEF.md");
+    aka_wt_path(&dst, v->worktree.buf, AKA_WT_BRIEF);
     int rc = aka_brief_render(tpl.buf, vars, &out, err);
     if (rc == 0)
         rc = aka_write_file_atomic(dst.buf, out.buf, out.len, 0644, err);
@@ -210,8 +207,8 @@ static int v1_handoff(const struct v1_session *v, struct aka_handoff *h, struct 
     struct aka_journal j;
     struct aka_episode_ids ids;
     v1_ids(v, &ids);
-    aka_path_join(&hp, v->worktree.buf, ".aka/handoff.json");
-    aka_path_join(&jp, v->worktree.buf, ".aka/journal.json");
+    aka_wt_path(&hp, v->worktree.buf, AKA_WT_HANDOFF);
+    aka_wt_path(&jp, v->worktree.buf, AKA_WT_JOURNAL);
     int rc = aka_handoff_load(hp.buf, h, err);
     if (rc == 0)
         rc = aka_journal_load(jp.buf, &j, err);
@@ -245,12 +242,10 @@ static int v1_count_tokens(struct aka_run *r, long long tokens, struct aka_err *
 
 /*
  * A V1 session has no active-episode record, so the agent groups it starts are
- * kept in <ws>/.aka/v1/agent_groups.jsonl (one line per turn, with the worktree):
+ * kept in the V1 directory's agent_groups.jsonl (one line per turn, with the worktree):
  * after a supervisor killed mid-V1, the rerun ends those groups (identity
  * checked) and removes their worktree before it starts a new V1 session.
  */
-#define V1_GROUPS ".aka/v1/agent_groups.jsonl"
-
 struct v1_start {
     struct aka_run *r;
     const struct v1_session *v;
@@ -263,7 +258,7 @@ static void v1_record_start(void *data, pid_t pgid, unsigned long long start_tic
     struct aka_err err = AKA_ERR_INIT;
     json_t *line = json_pack("{s:I, s:I, s:s}", "pgid", (json_int_t)pgid, "start_ticks",
                              (json_int_t)start_ticks, "worktree", vs->v->worktree.buf);
-    aka_path_join(&p, vs->r->ws.buf, V1_GROUPS);
+    aka_ws_path(&p, vs->r->ws.buf, AKA_WS_V1_GROUPS);
     if (aka_jsonl_append(p.buf, line, true, &err) < 0) /* the agent runs on; say so */
         aka_optimize_progress(vs->r, "V1: agent group %lld not recorded: %s", (long long)pgid,
                               err.msg);
@@ -292,7 +287,7 @@ static int end_stale_group(json_t *obj, size_t lineno, void *data, struct aka_er
 static int v1_forget_groups(struct aka_run *r, struct aka_err *err)
 {
     struct strbuf p = STRBUF_INIT;
-    aka_path_join(&p, r->ws.buf, V1_GROUPS);
+    aka_ws_path(&p, r->ws.buf, AKA_WS_V1_GROUPS);
     int rc = aka_is_file(p.buf) ? aka_remove_tree(p.buf, err) : 0;
     strbuf_release(&p);
     return rc;
@@ -304,7 +299,7 @@ static int v1_end_stale(struct aka_run *r, struct aka_err *err)
     struct strbuf p = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
     int rc = 0;
-    aka_path_join(&p, r->ws.buf, V1_GROUPS);
+    aka_ws_path(&p, r->ws.buf, AKA_WS_V1_GROUPS);
     if (aka_is_file(p.buf)) {
         aka_optimize_progress(r, "V1: ending what an interrupted V1 session left running");
         aka_jsonl_foreach(p.buf, end_stale_group, r, &ignored);
@@ -321,9 +316,9 @@ static int v1_session_run(struct aka_run *r, const struct aka_optimize_opts *o,
     struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT, hp = STRBUF_INIT;
     struct strvec env = {0};
     struct v1_start vs = {r, v};
-    aka_path_join(&brief, v->worktree.buf, ".aka/BRIEF.md");
+    aka_wt_path(&brief, v->worktree.buf, AKA_WT_BRIEF);
     aka_path_join(&cap, v->dir.buf, "agent");
-    aka_path_join(&hp, v->worktree.buf, ".aka/handoff.json");
+    aka_wt_path(&hp, v->worktree.buf, AKA_WT_HANDOFF);
     strvec_pushf(&env, "ATREX_AKA_WORKSPACE=%s", r->ws.buf);
     strvec_pushf(&env, "ATREX_AKA_WORKTREE=%s", v->worktree.buf);
     strvec_push(&env, "ATREX_AKA_EPISODE=0");
@@ -435,12 +430,10 @@ static void v1_cleanup(struct aka_run *r, const struct v1_session *v)
     struct aka_git g;
     struct aka_err ignored = AKA_ERR_INIT;
     struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
-    const char *keep[] = {"journal.json", "handoff.json", NULL};
-    for (size_t i = 0; keep[i]; i++) {
-        strbuf_reset(&from);
-        strbuf_reset(&to);
-        strbuf_addf(&from, "%s/.aka/%s", v->worktree.buf, keep[i]);
-        aka_path_join(&to, v->dir.buf, keep[i]);
+    const enum aka_wt_file keep[] = {AKA_WT_JOURNAL, AKA_WT_HANDOFF};
+    for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+        aka_wt_path(&from, v->worktree.buf, keep[i]);
+        aka_path_join(&to, v->dir.buf, aka_wt_name(keep[i]));
         if (aka_is_file(from.buf))
             aka_copy_file(from.buf, to.buf, &ignored);
     }

@@ -67,7 +67,7 @@ static void budget(const struct aka_report *r, struct strbuf *out)
     if (r->versions.n)
         strbuf_addf(&sb, ", latest v%ld", r->versions.v[r->versions.n - 1].rec.version);
     if (!s->present) {
-        strbuf_addstr(&sb, "; no episode counters yet (no .aka/state.json)");
+        strbuf_addf(&sb, "; no episode counters yet (no %s)", aka_ws_rel(AKA_WS_STATE));
     } else {
         strbuf_addstr(&sb, "; ");
         count(&sb, s->episodes, "episodes (");

@@ -5,6 +5,7 @@
 #define AKA_REPORT_INTERNAL_H
 
 #include "report/report.h"
+#include "workspace/workspace.h"
 
 /* An empty report for workspace ws: every count -1, every number AKA_MISSING. */
 void aka_report_init(struct aka_report *r, const char *ws);

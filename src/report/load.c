@@ -1,6 +1,6 @@
 /*
- * load.c — finding a workspace and loading its summary: .aka/campaign.json,
- * .aka/state.json, memory/live.json, then the versions (versions.c).
+ * load.c — finding a workspace and loading its summary: campaign.json (through
+ * workspace/'s one parser), state.json, live.json, then the versions (versions.c).
  *
  * Read-only by construction: only aka_json_load_file and directory listings,
  * no lock, no git. A supervisor may be writing these files while we read;
@@ -9,8 +9,8 @@
  */
 #include "base/fs.h"
 #include "base/json.h"
-#include "bootstrap/bootstrap.h"
 #include "report/internal.h"
+#include "workspace/workspace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,21 +36,20 @@ int aka_report_find_workspace(const char *arg, bool need_campaign, struct strbuf
         from = "$ATREX_AKA_WORKSPACE";
     }
     strbuf_reset(out);
+    const char *campaign = aka_ws_rel(AKA_WS_CAMPAIGN), *memory = aka_ws_rel(AKA_WS_MEMORY);
     if (!dir) {
-        if (!holds(".", ".aka/campaign.json", false) &&
-            (need_campaign || !holds(".", "memory", true)))
+        if (!holds(".", campaign, false) && (need_campaign || !holds(".", memory, true)))
             return aka_err_set(err, AKA_EXIT_USAGE,
                                "no workspace: pass WORKSPACE, set ATREX_AKA_WORKSPACE, or run in a "
-                               "campaign workspace (the current directory holds no "
-                               ".aka/campaign.json%s)",
-                               need_campaign ? "" : " and no memory/");
+                               "campaign workspace (the current directory holds no %s%s%s%s)",
+                               campaign, need_campaign ? "" : " and no ",
+                               need_campaign ? "" : memory, need_campaign ? "" : "/");
         dir = ".";
     } else if (!aka_is_dir(dir)) {
         return aka_err_set(err, AKA_EXIT_USAGE, "%s: not a directory (%s)", dir, from);
-    } else if (need_campaign && !holds(dir, ".aka/campaign.json", false)) {
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "%s: not an aka campaign workspace: no .aka/campaign.json (%s)", dir,
-                           from);
+    } else if (need_campaign && !holds(dir, campaign, false)) {
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: not an aka campaign workspace: no %s (%s)",
+                           dir, campaign, from);
     }
     /* Absolute, so that every message names files a reader can open from anywhere. */
     return aka_realpath(dir, out, err);
@@ -60,31 +59,27 @@ int aka_report_find_workspace(const char *arg, bool need_campaign, struct strbuf
 
 static int load_campaign(const char *ws, struct aka_report *r, struct aka_err *err)
 {
-    struct strbuf path = STRBUF_INIT;
+    struct aka_ws_campaign c;
     struct aka_report_campaign *k = &r->campaign;
-    aka_path_join(&path, ws, ".aka/campaign.json");
-    struct jctx c = {path.buf, err};
-    json_t *d = NULL;
-    int rc = aka_json_load_file(path.buf, &r->campaign_doc, err);
-    d = r->campaign_doc;
-    if (rc == 0 &&
-        (jexpect_obj(&c, d, "") < 0 || jget_str(&c, d, "", "schema", true, &k->schema) < 0 ||
-         jget_str(&c, d, "", "mode", true, &k->mode) < 0 ||
-         jget_str(&c, d, "", "framework", true, &k->framework) < 0 ||
-         jget_str(&c, d, "", "platform", true, &k->platform) < 0 ||
-         jget_str(&c, d, "", "agent", true, &k->agent) < 0 ||
-         jget_str(&c, d, "", "op_name", true, &k->op_name) < 0 ||
-         jget_str(&c, d, "", "op_dir", true, &k->op_dir) < 0 ||
-         jget_str(&c, d, "", "layout", true, &k->layout) < 0 ||
-         jget_str(&c, d, "", "kernel", true, &k->kernel) < 0 ||
-         jget_str(&c, d, "", "sandbox_isolation", true, &k->isolation) < 0 ||
-         jget_str(&c, d, "", "created_at", false, &k->created_at) < 0))
-        rc = -1;
-    /* Another schema may name the same fields with other meanings: refuse it. */
-    if (rc == 0 && strcmp(k->schema, AKA_CAMPAIGN_SCHEMA) != 0)
-        rc = jfail(&c, "schema", "expected \"%s\"; got \"%s\"", AKA_CAMPAIGN_SCHEMA, k->schema);
+    int rc = aka_ws_campaign_load(ws, AKA_CF_ALL, &c, err);
+    if (rc == 0) {
+        r->campaign_doc = json_incref(c.doc); /* the strings below point into it */
+        *k = (struct aka_report_campaign){
+            .schema = c.schema,
+            .mode = c.mode,
+            .framework = c.framework,
+            .platform = c.platform,
+            .agent = c.agent,
+            .op_name = c.op_name,
+            .op_dir = c.op_dir,
+            .layout = c.layout,
+            .kernel = c.kernel,
+            .isolation = c.sandbox_isolation,
+            .created_at = c.created_at,
+        };
+    }
     r->has_campaign = rc == 0;
-    strbuf_release(&path);
+    aka_ws_campaign_release(&c);
     return rc;
 }
 
@@ -110,7 +105,7 @@ static int load_state(const char *ws, struct aka_report *r, struct aka_err *err)
     long long *slots[] = {&s->episodes, &s->accepted,    &s->rejected, &s->pivoted,
                           &s->blocked,  &s->interrupted, &s->tokens,   &s->protocol_failures};
     struct strbuf path = STRBUF_INIT;
-    aka_path_join(&path, ws, ".aka/state.json");
+    aka_ws_path(&path, ws, AKA_WS_STATE);
     struct jctx c = {path.buf, err};
     int rc = 0;
     if (aka_exists(path.buf)) {
@@ -137,7 +132,7 @@ static int load_live(const char *ws, struct aka_report *r, struct aka_err *err)
     struct aka_report_live *l = &r->live;
     struct strbuf path = STRBUF_INIT;
     bool canonical = false;
-    aka_path_join(&path, ws, "memory/live.json");
+    aka_ws_path(&path, ws, AKA_WS_LIVE);
     struct jctx c = {path.buf, err};
     int rc = 0;
     if (aka_exists(path.buf)) {

@@ -137,9 +137,7 @@ static void version_init(struct aka_report_version *v)
 
 static void record_path(const char *ws, long n, struct strbuf *out)
 {
-    strbuf_reset(out);
-    aka_path_join(out, ws, "memory");
-    strbuf_addf(out, "/v%ld.json", n);
+    aka_ws_memory_path(out, ws, n);
 }
 
 static int load_one(const char *ws, long n, struct aka_report *r, struct aka_err *err)
@@ -161,7 +159,7 @@ static int load_failed_v0(const char *ws, struct aka_report *r, struct aka_err *
 {
     struct strbuf path = STRBUF_INIT;
     json_t *doc = NULL;
-    aka_path_join(&path, ws, "memory/v0.failed.json");
+    aka_ws_path(&path, ws, AKA_WS_V0_FAILED);
     int rc = aka_json_load_file(path.buf, &doc, err);
     if (rc == 0)
         rc = aka_memory_from_json(path.buf, doc, &r->failed_v0, err);
@@ -197,7 +195,7 @@ int aka_report_load_versions(const char *ws, struct aka_report *r, struct aka_er
     struct aka_memory_listing l;
     struct strbuf dir = STRBUF_INIT;
     int rc;
-    aka_path_join(&dir, ws, "memory");
+    aka_ws_path(&dir, ws, AKA_WS_MEMORY);
     rc = aka_memory_list(dir.buf, &l, err);
     strbuf_release(&dir);
     if (rc < 0)
@@ -225,7 +223,7 @@ long aka_report_find(const struct aka_report *r, long n)
 static int list_versions(const char *ws, struct aka_memory_listing *l, struct aka_err *err)
 {
     struct strbuf dir = STRBUF_INIT;
-    aka_path_join(&dir, ws, "memory");
+    aka_ws_path(&dir, ws, AKA_WS_MEMORY);
     int rc = aka_memory_list(dir.buf, l, err);
     strbuf_release(&dir);
     return rc;

@@ -2,8 +2,8 @@
  * evaluate.c — owns aka_evaluate and everything around it (evaluate.h): platform
  * and framework names, plan.json for native operators, the per-layout sandbox
  * job (allowlist, command, environment), turning the job's output into a
- * verdict, and the episode-mode pieces of `aka eval` (campaign reader,
- * evaluations.jsonl).
+ * verdict, and the episode-mode pieces of `aka eval` (the campaign's pinned inputs,
+ * through workspace/, and evaluations.jsonl).
  *
  * The rule behind every branch of the interpretation: the only way to a pass is
  * one well-formed RESULT_JSON line that names the bytes aka shipped and the id
@@ -16,6 +16,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/sha256.h"
+#include "workspace/workspace.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1002,9 +1003,9 @@ json_t *aka_eval_result_json(const struct aka_eval_outcome *o)
 
 void aka_eval_episode_release(struct aka_eval_episode *ep)
 {
-    char **fields[] = {&ep->workspace, &ep->episode,    &ep->worktree, &ep->op_dir,
-                       &ep->framework, &ep->platform,   &ep->kernel,   &ep->isolation,
-                       &ep->cuda_arch, &ep->record_path};
+    char **fields[] = {&ep->workspace, &ep->episode,     &ep->worktree,     &ep->op_dir,
+                       &ep->framework, &ep->platform,    &ep->kernel,       &ep->isolation,
+                       &ep->cuda_arch, &ep->record_path, &ep->operator_note};
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
         free(*fields[i]);
         *fields[i] = NULL;
@@ -1047,47 +1048,37 @@ static char *opt_dup(const char *s)
     return s ? aka_xstrdup(s) : NULL;
 }
 
-/* .aka/campaign.json: the minimal fields an evaluation needs. */
-static int read_campaign(struct aka_eval_episode *ep, const char *worktree, struct aka_err *err)
+/* The campaign's fields an evaluation needs (workspace/ parses campaign.json), and the
+ * operator directory to evaluate: the snapshot, verified with the asset tree against the
+ * campaign's pins before anything runs. A changed original is noted, never used. */
+static int read_campaign(struct aka_eval_episode *ep, const char *worktree, const char *repo_root,
+                         struct aka_err *err)
 {
-    struct strbuf path = STRBUF_INIT, full = STRBUF_INIT;
-    json_t *doc = NULL;
-    const char *op = NULL, *fw = NULL, *pl = NULL, *kernel = NULL, *iso = NULL, *arch = NULL;
-    int rc = -1;
-    aka_path_join(&path, ep->workspace, ".aka/campaign.json");
-    struct jctx c = {path.buf, err};
-    if (aka_json_load_file(path.buf, &doc, err) < 0 || jexpect_obj(&c, doc, "") < 0 ||
-        jget_str(&c, doc, "", "op_dir", true, &op) < 0 ||
-        jget_str(&c, doc, "", "framework", true, &fw) < 0 ||
-        jget_str(&c, doc, "", "platform", true, &pl) < 0 ||
-        jget_str(&c, doc, "", "kernel", true, &kernel) < 0 ||
-        jget_str(&c, doc, "", "sandbox_isolation", false, &iso) < 0 ||
-        jget_str(&c, doc, "", "cuda_arch", false, &arch) < 0)
-        goto out;
-    if (!aka_is_safe_relpath(kernel)) {
-        jfail(&c, "kernel", "expected a path relative to the worktree; got \"%s\"", kernel);
-        goto out;
+    struct aka_ws_campaign c;
+    struct strbuf full = STRBUF_INIT, note = STRBUF_INIT;
+    unsigned need = AKA_CF_FRAMEWORK | AKA_CF_PLATFORM | AKA_CF_KERNEL;
+    int rc = aka_ws_campaign_load(ep->workspace, need, &c, err);
+    if (rc == 0)
+        rc = aka_ws_eval_inputs(ep->workspace, repo_root, &full, err);
+    if (rc == 0) {
+        ep->op_dir = strbuf_detach(&full, NULL);
+        aka_path_join(&full, worktree, c.kernel);
+        ep->kernel = strbuf_detach(&full, NULL);
+        ep->framework = aka_xstrdup(c.framework);
+        ep->platform = aka_xstrdup(c.platform);
+        ep->isolation = opt_dup(c.sandbox_isolation);
+        ep->cuda_arch = opt_dup(c.cuda_arch);
+        if (c.operator_snapshot && c.op_dir &&
+            !aka_ws_operator_unchanged(ep->workspace, c.op_dir, &note))
+            ep->operator_note = strbuf_detach(&note, NULL);
     }
-    if (op[0] == '/')
-        strbuf_addstr(&full, op);
-    else
-        aka_path_join(&full, ep->workspace, op);
-    ep->op_dir = strbuf_detach(&full, NULL);
-    aka_path_join(&full, worktree, kernel);
-    ep->kernel = strbuf_detach(&full, NULL);
-    ep->framework = aka_xstrdup(fw);
-    ep->platform = aka_xstrdup(pl);
-    ep->isolation = opt_dup(iso);
-    ep->cuda_arch = opt_dup(arch);
-    rc = 0;
-out:
-    json_decref(doc);
-    strbuf_release(&path);
+    aka_ws_campaign_release(&c);
     strbuf_release(&full);
+    strbuf_release(&note);
     return rc;
 }
 
-int aka_eval_episode_detect(struct aka_eval_episode *ep, struct aka_err *err)
+int aka_eval_episode_detect(struct aka_eval_episode *ep, const char *repo_root, struct aka_err *err)
 {
     const char *ws = getenv("ATREX_AKA_WORKSPACE"), *episode = getenv("ATREX_AKA_EPISODE");
     struct strbuf path = STRBUF_INIT, tree = STRBUF_INIT;
@@ -1100,10 +1091,10 @@ int aka_eval_episode_detect(struct aka_eval_episode *ep, struct aka_err *err)
         ep->workspace = aka_xstrdup(path.buf);
         ep->worktree = aka_xstrdup(tree.buf);
         ep->episode = opt_dup(episode && *episode ? episode : NULL);
-        rc = read_campaign(ep, tree.buf, err);
+        rc = read_campaign(ep, tree.buf, repo_root, err);
     }
     if (rc == 0) {
-        aka_path_join(&path, ep->worktree, ".aka/evaluations.jsonl");
+        aka_wt_path(&path, ep->worktree, AKA_WT_EVALUATIONS);
         ep->record_path = aka_xstrdup(path.buf);
         ep->active = true;
     } else {

@@ -157,13 +157,15 @@ int aka_eval_check_identity(const struct aka_result *r, const char *kernel_sha25
 /* ---- inside an episode worktree ---------------------------------------------------------- */
 
 /*
- * Episode mode is on when ATREX_AKA_WORKSPACE is set. The campaign is
- * $ATREX_AKA_WORKSPACE/.aka/campaign.json (fields op_dir — relative to the
- * workspace or absolute —, framework, platform, kernel — relative to the
- * worktree —, and optional sandbox_isolation, cuda_arch; other fields are the
- * campaign engine's and ignored here). The worktree is $ATREX_AKA_WORKTREE, else
- * the nearest directory at or above the current one that holds .git, else the
- * current directory. Results go to <worktree>/.aka/evaluations.jsonl.
+ * Episode mode is on when ATREX_AKA_WORKSPACE is set. The campaign is the one at
+ * $ATREX_AKA_WORKSPACE (workspace/ reads its campaign.json: framework, platform,
+ * kernel — relative to the worktree —, optional sandbox_isolation, cuda_arch). The
+ * operator evaluated is the campaign's snapshot, verified against its manifest, with
+ * the asset tree at repo_root re-hashed against the campaign's pin first (a hand-written
+ * campaign without them names op_dir, relative to the workspace or absolute). The
+ * worktree is $ATREX_AKA_WORKTREE, else the nearest directory at or above the current
+ * one that holds .git, else the current directory. Results go to the worktree's
+ * evaluations.jsonl.
  */
 struct aka_eval_episode {
     bool active;
@@ -171,11 +173,14 @@ struct aka_eval_episode {
     char *op_dir, *framework, *platform, *kernel; /* kernel: absolute path */
     char *isolation, *cuda_arch;                  /* NULL when the campaign says nothing */
     char *record_path;
+    char *operator_note; /* the original operator changed since the snapshot (NULL: no) */
 };
 
 void aka_eval_episode_release(struct aka_eval_episode *ep);
-/* Fill ep from the environment; ep->active false (and 0) when not in an episode. */
-int aka_eval_episode_detect(struct aka_eval_episode *ep, struct aka_err *err);
+/* Fill ep from the environment; ep->active false (and 0) when not in an episode. repo_root:
+ * the asset tree this `aka eval` ships from (checked against the campaign's pin). */
+int aka_eval_episode_detect(struct aka_eval_episode *ep, const char *repo_root,
+                            struct aka_err *err);
 
 /*
  * Append one compact JSON line {schema "aka.evaluation.v1", timestamp, episode,

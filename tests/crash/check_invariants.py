@@ -18,6 +18,12 @@ What is checked (DESIGN §3, §4.4, §7; upstream invariants 1, 2, 7, 10, 11):
   incumbent   HEAD's kernel is the kernel of the latest baseline/V1/promoted
               version; each promotion commit holds the candidate commit's
               kernel; the V0 and V1 commits are ancestors of HEAD;
+  ledger      every commit on HEAD's first-parent line is in the supervisor's
+              commit ledger .aka/commits.json (mid-campaign: except a HEAD that
+              is exactly the ledger's pending intent — parent, tree, subject —
+              made by a supervisor killed before it recorded it); an active
+              record's version_commit is the HEAD it names when v<N> is
+              committed;
   counters    .aka/state.json episodes, accepted, rejected, pivoted, blocked,
               protocol_failures, interrupted and consecutive_without_promotion
               agree with the statuses of the episode records;
@@ -276,6 +282,35 @@ class Checker:
             elif self.git("merge-base", "--is-ancestor", h, "HEAD", ok=True) is None:
                 self.bad("incumbent", "v%d's commit %.12s is not an ancestor of HEAD" % (v, h))
 
+    def check_ledger(self, commits):
+        path = os.path.join(self.ws, ".aka/commits.json")
+        if not commits:
+            return
+        led = self.load_json(path, "ledger") if os.path.exists(path) else None
+        if led is None:
+            self.bad("ledger", "%s is missing or unreadable" % path)
+            return
+        recorded = set(led.get("commits") or [])
+        intent = led.get("intent") or {}
+        for i, c in enumerate(reversed(commits)):
+            if c["oid"] in recorded:
+                continue
+            if self.mid and i == 0 and self.matches(c, intent):
+                continue
+            self.bad("ledger", "commit %.12s \"%s\" is not in the ledger" % (c["oid"], c["subject"]))
+        vc = (self.active or {}).get("version_commit")
+        if vc and self.latest == (self.active or {}).get("memory_version") and commits and \
+                commits[-1].get("version") == self.latest and not self.matches(commits[-1], vc):
+            self.bad("ledger", "HEAD %.12s is v%d but not the active record's version_commit %s"
+                     % (commits[-1]["oid"], self.latest, vc))
+
+    def matches(self, c, intent):
+        if not intent:
+            return False
+        tree = (self.git("rev-parse", c["oid"] + "^{tree}") or "").strip()
+        return (c["parent"] == intent.get("parent") and tree == intent.get("tree")
+                and c["subject"] == intent.get("subject"))
+
     def check_counters(self, eps):
         sp = os.path.join(self.ws, ".aka/state.json")
         st = self.load_json(sp, "counters") if os.path.exists(sp) else {}  # missing: all zero
@@ -359,6 +394,7 @@ class Checker:
         added = self.check_history(commits, recs)
         eps = self.check_episodes(recs)
         self.check_incumbent(commits, recs, added)
+        self.check_ledger(commits)
         self.check_counters(eps)
         self.check_active(commits)
         self.check_worktrees()

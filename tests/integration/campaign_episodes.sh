@@ -313,16 +313,20 @@ expect 12 interrupted no
 grep -q "recovering after an interrupted supervisor" "$TMP/err" || fail "v12: no recovery line"
 
 # 13. a crash after the version commit: the commit is proven and only the cleanup runs
-# (the active record and the state are put back as they were before the commit).
-python3 - "$WS" "$(git -C "$WS" rev-parse HEAD~1)" <<'PY'
+# (the active record and the state are put back as they were right after the commit: the
+# record announces the commit it was about to make, as the supervisor writes it ahead).
+python3 - "$WS" "$(git -C "$WS" rev-parse HEAD~1)" "$(git -C "$WS" rev-parse 'HEAD^{tree}')" \
+  "$(git -C "$WS" log -1 --format=%s HEAD)" <<'PY'
 import json, sys
-ws, base = sys.argv[1], sys.argv[2]
+ws, base, tree, subject = sys.argv[1:5]
 st = json.load(open(ws + "/.aka/state.json"))
 st["episodes"] = 11; st["interrupted"] -= 1; st["consecutive_without_promotion"] -= 1
 json.dump(st, open(ws + "/.aka/state.json", "w"))
 json.dump({"schema": "aka.active_episode.v1", "episode": 12, "memory_version": 12, "base_commit": base,
            "episode_branch": "aka/e0012-00000000", "worktree": ws + "-gone", "mode": "fast",
-           "phase": "recording", "agent_pgid": None}, open(ws + "/.aka/active_episode.json", "w"))
+           "phase": "recording", "agent_pgid": None,
+           "version_commit": {"parent": base, "tree": tree, "subject": subject}},
+          open(ws + "/.aka/active_episode.json", "w"))
 PY
 head=$(git -C "$WS" rev-parse HEAD)
 episode 12 '{"text":"never runs"}' --fast-episodes 20

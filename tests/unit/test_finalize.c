@@ -3,13 +3,15 @@
  * submission <workspace>/solution.json (the incumbent kernel inlined, read
  * back by the contracts' SOL reader), the summary numbers for every layout,
  * and the failures (missing kernel, unreadable definition, no campaign.json)
- * that write nothing.
+ * that write nothing. The workspaces are committed as a campaign's are:
+ * finalization reads the incumbent's record and kernel from HEAD only.
  */
 #include "aka_test.h"
 
 #include "base/fs.h"
 #include "base/json.h"
 #include "bootstrap/bootstrap.h"
+#include "git/git.h"
 #include "optimize/optimize.h"
 
 #include <math.h>
@@ -63,6 +65,23 @@ static void record(const char *ws, long version, enum aka_memory_status st, doub
     aka_shape_map_release(&r.latency_us_by_shape);
 }
 
+/* Commit everything but supervisor state (a hand-made workspace's history). */
+static void commit_all(const char *ws)
+{
+    struct aka_git g;
+    struct aka_err err = AKA_ERR_INIT;
+    char p[1024];
+    path_in(p, sizeof(p), ws, ".git");
+    if (!aka_exists(p)) {
+        assert_int_equal(aka_git_init(ws, "main", &err), 0);
+        put(ws, ".gitignore", ".aka/\n");
+    }
+    aka_git_open(&g, ws);
+    assert_int_equal(aka_git_add(&g, NULL, &err), 0);
+    assert_int_equal(aka_git_commit(&g, "test workspace", NULL, &err), 0);
+    aka_git_close(&g);
+}
+
 /* A workspace as a campaign leaves it: campaign.json, inputs, kernel, V0 and V1 records. */
 static void make_ws(char *ws, size_t n, const char *name, const char *layout)
 {
@@ -87,6 +106,7 @@ static void make_ws(char *ws, size_t n, const char *name, const char *layout)
     record(ws, 0, AKA_MEM_BASELINE, 20.0);
     record(ws, 1, AKA_MEM_FRAMEWORK_BASELINE, 10.0);
     record(ws, 2, AKA_MEM_REJECTED, 5.0); /* not the incumbent: never promoted */
+    commit_all(ws);
 }
 
 static json_t *load(const char *ws, const char *rel)
@@ -150,6 +170,7 @@ static void sol_v0_incumbent(void **state)
     assert_int_equal(aka_remove_tree(p, &err), 0);
     path_in(p, sizeof(p), ws, "memory/v2.json");
     assert_int_equal(aka_remove_tree(p, &err), 0);
+    commit_all(ws);
     assert_int_equal(aka_optimize_finalize(ws, &s, &err), 0);
     assert_int_equal(s.version, 0);
     json_t *doc = load(ws, "solution.json");
@@ -169,6 +190,7 @@ static void sol_missing_kernel(void **state)
     make_ws(ws, sizeof(ws), "sol-nokernel", "sol");
     path_in(p, sizeof(p), ws, "kernel.py");
     assert_int_equal(aka_remove_tree(p, &err), 0);
+    commit_all(ws);
     assert_int_equal(aka_optimize_finalize(ws, &s, &err), -1);
     assert_int_equal(err.code, AKA_EXIT_FAILED);
     assert_non_null(strstr(err.msg, "kernel.py: the incumbent kernel is missing"));
@@ -205,6 +227,7 @@ static void sol_not_validated(void **state)
              "\"kernel\": \"kernel.c\"}");
     put(ws, ".aka/campaign.json", p);
     put(ws, "kernel.c", KERNEL);
+    commit_all(ws);
     assert_int_equal(aka_optimize_finalize(ws, &s, &err), -1);
     assert_non_null(strstr(err.msg, "spec.entry_point: expected a .py file"));
     assert_false(exists_in(ws, "solution.json"));

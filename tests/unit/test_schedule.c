@@ -279,9 +279,12 @@ static void write_file(const char *ws, const char *name, const char *text)
     strbuf_release(&p);
 }
 
-/* A minimal valid memory record: kernels carry their commit, outcomes do not. */
+/* A minimal valid memory record: kernels carry their commit, outcomes do not. Committed,
+ * as a campaign's are: the stop rules read the committed records only. */
 static void record(const char *ws, long v, const char *status)
 {
+    struct aka_git g;
+    struct aka_err err = AKA_ERR_INIT;
     char name[32], text[640];
     bool kernel = strcmp(status, "baseline") == 0 || strcmp(status, "promoted") == 0;
     snprintf(name, sizeof(name), "memory/v%ld.json", v);
@@ -294,6 +297,10 @@ static void record(const char *ws, long v, const char *status)
              v, status, kernel ? "\"0123456789abcdef0123456789abcdef01234567\"" : "null",
              kernel ? "PASS" : "FAIL");
     write_file(ws, name, text);
+    aka_git_open(&g, ws);
+    assert_int_equal(aka_git_add(&g, (const char *const[]){name, NULL}, &err), 0);
+    assert_int_equal(aka_git_commit(&g, name, NULL, &err), 0);
+    aka_git_close(&g);
 }
 
 /* Through episode_state.c, which keeps the other keys (the latch) as a campaign does. */
@@ -322,6 +329,7 @@ static void test_latch_persists(void **state)
     struct aka_err err = AKA_ERR_INIT;
     char reason[256] = "";
     aka_path_join(&r.ws, aka_scratch_dir(), "latch");
+    assert_int_equal(aka_git_init(r.ws.buf, "main", &err), 0);
     for (const char *d = "memory"; d; d = strcmp(d, "memory") == 0 ? ".aka" : NULL) {
         struct strbuf p = STRBUF_INIT;
         aka_path_join(&p, r.ws.buf, d);
