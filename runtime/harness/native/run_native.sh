@@ -62,9 +62,12 @@ else
     ext=c
 fi
 
-# The trusted programs first: a failure here is never the candidate's.
+# The trusted programs first: a failure here is never the candidate's. The judge builds
+# in the background while the rest compiles (its messages wait in judge.log).
 stage harness
-$CC "${HFLAGS[@]}" -o judge "${JUDGE[@]}" -ljansson -lm || die 11 "the judge does not build"
+$CC "${HFLAGS[@]}" -o judge "${JUDGE[@]}" -ljansson -lm >judge.log 2>&1 &
+judge_build=$!
+trap 'kill "$judge_build" 2>/dev/null' EXIT # an early exit (status 11-14) stops it
 $CC "${HFLAGS[@]}" -c runner_loop.c || die 11 "the runner does not build"
 if [ "$ext" = cu ]; then
     nvcc "${NVFLAGS[@]}" -O2 -c runner_cuda.cu -o runner_target.o || die 11 "the CUDA runner does not build"
@@ -128,5 +131,12 @@ else
     $CC "${op_flags[@]}" -o candrun runner_loop.o runner_target.o kernel.r.o -lm || exit 14
 fi
 
+if ! wait "$judge_build"; then
+    stage harness
+    cat judge.log >&2
+    die 11 "the judge does not build"
+fi
+cat judge.log >&2
+trap - EXIT
 stage run
 exec ./judge plan.json "$lang"
