@@ -209,6 +209,12 @@ sed -i 's/    int64_t n = outputs\[0\].shape\[0\];/    int64_t n = outputs[0].sh
     "$TMP/badref/reference.c"
 ev bad-reference 2 --op-dir "$TMP/badref" --kernel "$k" --framework C --platform cpu "${FAST[@]}" &&
     grep -q "reference failed" "$TMP/bad-reference.err" && ok "a failing reference is exit 2, not the candidate's failure"
+cp -r "$OPS/vector_add" "$TMP/longid"
+long=$(printf 'n%.0s' $(seq 1 130))
+sed -i "s/\"id\": \"n4k\"/\"id\": \"$long\"/" "$TMP/longid/operator.json"
+ev long-shape-id 2 --op-dir "$TMP/longid" --kernel "$k" --framework C --platform cpu --shape-id "$long" \
+    "${FAST[@]}" && grep -q 'names must be shorter than 128 bytes' "$TMP/long-shape-id.err" &&
+    ok "a shape id too long for the runner's descriptor: exit 2, named"
 if [ ! -e /dev/nvidiactl ]; then
     ev no-gpu 75 --op-dir "$OPS/row_sum_cuda" --kernel "$OPS/row_sum_cuda/seeds/Cuda/kernel.cu" \
         --framework Cuda --platform nvidia/h200 && ok "CUDA operator without a GPU: exit 75"
