@@ -448,7 +448,8 @@ static int run_case(hx_eval *ev, hx_job *j, int si)
 static int alloc_job(hx_eval *ev, hx_job *j)
 {
     const hx_shape *sh = j->sh;
-    j->priv = alloc_list(j->K * sh->n_in, sh->in, sh->n_in);
+    if (!j->priv)
+        j->priv = alloc_list(j->K * sh->n_in, sh->in, sh->n_in);
     if (!ev->candidate) {
         j->ref_case = alloc_list(ev->plan->n_seeds * sh->n_out, sh->out, sh->n_out);
         j->ref_timed = alloc_list(j->n_checked * sh->n_out, sh->out, sh->n_out);
@@ -518,11 +519,11 @@ static int reference_phase(hx_eval *ev)
     char msg[HX_MSG];
     uint64_t rng = ev->secret ^ 0x9E3779B97F4A7C15ull;
     int st, i;
+    /* No device, no seccomp, no process: the environment's, before any kernel code. */
     if (start_runner(ev, "./refrun", "the reference", msg, sizeof(msg), &st) != 0) {
         hx_log("the reference runner did not start: %s", msg);
-        ev->a.env_failed = st == HP_ST_NO_DEVICE || st == 0 || st == HP_ST_DEVICE_ERROR;
-        if (!ev->a.env_failed)
-            hx_reference_failed(ev, &p->shapes[0], "%s", msg);
+        hx_fail(&ev->a, p->shapes[0].id, "harness", "the reference runner did not start: %s", msg);
+        ev->a.env_failed = 1;
         return -1;
     }
     for (i = 0; i < p->n_shapes; i++) {
@@ -557,7 +558,7 @@ static void candidate_phase(hx_eval *ev)
     }
 }
 
-static void free_timed_job(hx_job *j, const hx_plan *p)
+static void free_job(hx_job *j, const hx_plan *p)
 {
     const hx_shape *sh = j->sh;
     if (!sh)
@@ -582,7 +583,7 @@ static int alloc_scratch(hx_eval *ev)
         for (int t = 0; t < sh->n_out; t++)
             most = sh->out[t].bytes > most ? sh->out[t].bytes : most;
     }
-    ev->got = calloc((size_t)n_out, sizeof(void *));
+    ev->got = calloc((size_t)(n_out > 0 ? n_out : 1), sizeof(void *));
     ev->n_got = n_out;
     for (int t = 0; ev->got && t < n_out; t++)
         if (!(ev->got[t] = host_alloc(most)))
@@ -594,7 +595,7 @@ int hx_evaluate(const hx_plan *plan, const hx_target *tg)
 {
     hx_eval ev;
     char why[512];
-    int rc;
+    int rc = HX_EXIT_ENV;
     memset(&ev, 0, sizeof(ev));
     ev.plan = plan, ev.tg = tg, ev.max_threads = 1;
     for (int i = 0; i < plan->n_shapes; i++)
@@ -605,17 +606,17 @@ int hx_evaluate(const hx_plan *plan, const hx_target *tg)
     ev.jobs = calloc((size_t)plan->n_shapes, sizeof(hx_job));
     if (!ev.jobs || hx_acc_init(&ev.a) != 0 || alloc_scratch(&ev) != 0 || hx_secret(&ev.secret)) {
         hx_log("out of memory, or no getrandom(2), before any runner started");
-        return HX_EXIT_ENV;
+    } else {
+        ev.a.total = (long long)plan->n_shapes * plan->n_seeds;
+        rc = reference_phase(&ev);
+        stop_runner(&ev); /* reaped before any candidate code starts */
+        if (rc == 0)
+            candidate_phase(&ev);
+        stop_runner(&ev);
+        rc = hx_finish(&ev);
     }
-    ev.a.total = (long long)plan->n_shapes * plan->n_seeds;
-    rc = reference_phase(&ev);
-    stop_runner(&ev); /* reaped before any candidate code starts */
-    if (rc == 0)
-        candidate_phase(&ev);
-    stop_runner(&ev);
-    rc = hx_finish(&ev);
-    for (int i = 0; i < plan->n_shapes; i++)
-        free_timed_job(&ev.jobs[i], plan);
+    for (int i = 0; ev.jobs && i < plan->n_shapes; i++)
+        free_job(&ev.jobs[i], plan);
     free(ev.jobs);
     free_list(ev.got, ev.n_got);
     hx_acc_free(&ev.a);
