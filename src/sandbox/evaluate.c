@@ -439,10 +439,12 @@ out:
 
 /* ---- the job per layout --------------------------------------------------------------------- */
 
+/* The judge's sources, the runner loop, and the build script (runtime/harness/native). */
 static const char *const native_harness[] = {
-    "aka_native_abi.h", "harness_core.h",        "harness_plan.c",
-    "harness_data.c",   "harness_flow.c",        "harness_guard.c",
-    "run_native.sh",    "forbidden_symbols.txt", NULL};
+    "aka_native_abi.h", "harness_core.h",   "harness_proto.h",       "runner.h",
+    "harness_plan.c",   "harness_data.c",   "harness_io.c",          "harness_flow.c",
+    "harness_timing.c", "harness_result.c", "judge_runner.c",        "judge.c",
+    "runner_loop.c",    "run_native.sh",    "forbidden_symbols.txt", NULL};
 static const char *const atrex_inputs[] = {
     "reference.py",  "input.py",           "shapes.json", "metadata.json",
     "roofline.json", "agent_problem.json", NULL};
@@ -473,7 +475,7 @@ static int native_files(struct eval_ctx *c, struct aka_err *err)
     for (size_t i = 0; native_harness[i] && rc == 0; i++)
         rc = add_harness_file(c, dir.buf, native_harness[i], err);
     if (rc == 0)
-        rc = add_harness_file(c, dir.buf, c->cuda ? "harness_cuda.cu" : "harness.c", err);
+        rc = add_harness_file(c, dir.buf, c->cuda ? "runner_cuda.cu" : "runner_cpu.c", err);
     aka_op_path(&c->op, c->op.native.reference_file, &ref);
     if (rc == 0)
         rc = aka_sandbox_job_add_file(&c->job, ref.buf, c->op.dir,

@@ -129,8 +129,8 @@ cases=(
     "wrong_on_one_shape|sid=odd: seed 0: output 'z'[50001]"
     "nan_one_element|sid=n4k: seed 0: output 'z'[1365] (flat 1365) = nan"
     "never_writes|never written: still the poison pattern"
-    "lazy_after_warmup|sid=n4k: timing run"
-    "pointer_cache|sid=n4k: timing run"
+    "lazy_after_warmup|sid=n4k: output of a timed run is wrong (shape n4k, timed run"
+    "pointer_cache|sid=n4k: output of a timed run is wrong (shape n4k, timed run"
     "modifies_input|sid=n4k: seed 0: the kernel modified input 'x'"
     "crashes|sid=odd: seed 0: the kernel crashed with signal 11"
     "reads_file|kernel.c calls fopen"
@@ -159,8 +159,8 @@ grep -q '"stage":"compile"' "$TMP/red-does_not_compile.out" &&
     ok "compile errors come back as actionable diagnostics" ||
     fail "does_not_compile: no compile diagnostic"
 if ev red-spins 1 --op-dir "$OPS/vector_add" --kernel "$RED/spins.c" --framework C \
-    --platform cpu "${FAST[@]}" --timeout 3; then
-    result_has red-spins "timed out after 3 s during candidate shape=odd" &&
+    --platform cpu "${FAST[@]}" --shape-id odd --timeout 6; then
+    result_has red-spins "timed out after 6 s during candidate shape=odd" &&
         ok "an endless kernel times out, naming the shape" || fail "spins: no timeout naming odd"
 fi
 
@@ -215,30 +215,40 @@ sed -i 's/    int64_t n = outputs\[0\].shape\[0\];/    int64_t n = outputs[0].sh
     "$TMP/badref/reference.c"
 ev bad-reference 2 --op-dir "$TMP/badref" --kernel "$k" --framework C --platform cpu "${FAST[@]}" &&
     grep -q "reference failed" "$TMP/bad-reference.err" && ok "a failing reference is exit 2, not the candidate's failure"
+cp -r "$OPS/vector_add" "$TMP/longid"
+long=$(printf 'n%.0s' $(seq 1 130))
+sed -i "s/\"id\": \"n4k\"/\"id\": \"$long\"/" "$TMP/longid/operator.json"
+ev long-shape-id 2 --op-dir "$TMP/longid" --kernel "$k" --framework C --platform cpu --shape-id "$long" \
+    "${FAST[@]}" && grep -q 'names must be shorter than 128 bytes' "$TMP/long-shape-id.err" &&
+    ok "a shape id too long for the runner's descriptor: exit 2, named"
 if [ ! -e /dev/nvidiactl ]; then
     ev no-gpu 75 --op-dir "$OPS/row_sum_cuda" --kernel "$OPS/row_sum_cuda/seeds/Cuda/kernel.cu" \
         --framework Cuda --platform nvidia/h200 && ok "CUDA operator without a GPU: exit 75"
 fi
 
 # ---- 5. the harness builds cleanly -------------------------------------------------------------
-(cd "$HARNESS" && for f in harness_plan.c harness_data.c harness_flow.c harness_guard.c harness.c; do
+(cd "$HARNESS" && for f in harness_plan.c harness_data.c harness_io.c harness_flow.c harness_timing.c \
+    harness_result.c judge_runner.c judge.c runner_loop.c runner_cpu.c; do
     cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -c "$f" -o "$TMP/$f.o" || exit 1
-done) && ok "native harness: warning-free with -Wall -Wextra -Werror" || fail "native harness warnings"
+done) && ok "native judge and runner: warning-free with -Wall -Wextra -Werror" || fail "native harness warnings"
 if command -v nvcc >/dev/null 2>&1; then
     mkdir -p "$TMP/cuda" && cp "$HARNESS"/* "$OPS/row_sum_cuda/reference.cu" "$TMP/cuda/" &&
         cp "$OPS/row_sum_cuda/seeds/Cuda/kernel.cu" "$TMP/cuda/"
     if (cd "$TMP/cuda" &&
-        nvcc -std=c++17 -arch=sm_90 -O2 -Xcompiler -Wall,-Wextra -c harness_cuda.cu -o harness_main.o &&
+        nvcc -std=c++17 -arch=sm_90 -O2 -Xcompiler -Wall,-Wextra -c runner_cuda.cu -o runner_target.o &&
         nvcc -std=c++17 -arch=sm_90 -O3 -c reference.cu -o reference.o &&
-        nvcc -std=c++17 -arch=sm_90 -O3 -DBLOCK=128 -c kernel.cu -o kernel.o) >"$TMP/nvcc.log" 2>&1; then
-        ok "CUDA harness and row_sum_cuda compile with nvcc -arch=sm_90"
+        nvcc -std=c++17 -arch=sm_90 -O3 -DBLOCK=128 -c kernel.cu -o kernel.o &&
+        cc -std=c11 -O2 -c runner_loop.c -o runner_loop.o &&
+        objcopy --redefine-sym aka_kernel=aka_runner_entry kernel.o kernel.r.o &&
+        nvcc -arch=sm_90 -o candrun runner_loop.o runner_target.o kernel.r.o -lm) >"$TMP/nvcc.log" 2>&1; then
+        ok "CUDA runner and row_sum_cuda compile and link with nvcc -arch=sm_90"
     else
-        fail "CUDA harness does not compile"
+        fail "CUDA runner does not compile"
         tail -20 "$TMP/nvcc.log"
     fi
 else
-    echo "SKIP: nvcc is not installed; the CUDA harness build check did not run"
+    echo "SKIP: nvcc is not installed; the CUDA runner build check did not run"
 fi
 
 # ---- 6. stop signals, --record, --sandbox-tmp, escaping ----------------------------------------

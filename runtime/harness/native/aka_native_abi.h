@@ -10,8 +10,9 @@
  *     int aka_kernel(const aka_tensor *inputs, int n_in,
  *                    aka_tensor *outputs, int n_out, const aka_params *params);
  *
- * (operator.json may rename them with "reference_entry" and "entry"). Both are
- * linked into one harness binary, which is why the names differ.
+ * (operator.json may rename them with "reference_entry" and "entry"). Each is
+ * linked into its own runner program (refrun, candrun) beside the runner loop
+ * only; aka's judge, a separate process, drives both and decides the verdict.
  *
  * Contract, per call:
  *   - inputs[] and outputs[] follow the order of operator.json "tensors" (inputs
@@ -24,17 +25,21 @@
  *     buffers hold garbage on entry (the harness may poison them), so every
  *     element must be written.
  *   - Return 0 on success; any other value is reported as a failed run of the
- *     shape (use AKA_ERR_* below). Never print to stdout: the harness's result
- *     line is the only thing on it.
+ *     shape (use AKA_ERR_* below). Printing goes to stderr (a runner has no
+ *     stdout of the job's).
  *   - For language "c", data pointers are host memory and the call runs on the
- *     calling thread; the function may not start threads that outlive it.
+ *     calling thread only: the judge counts every CPU cycle of the runner's
+ *     process against its clock around the call, so threads are timed as work
+ *     outside the call, and a thread alive after the call fails the shape.
  *   - For language "cuda", data pointers are device memory on the current
  *     device; all work must be enqueued on params->stream (a cudaStream_t). The
  *     harness synchronizes the stream after the call and times the launch with
  *     events on that stream; work on other streams is neither timed nor waited
  *     for, so it is a correctness bug.
  *   - The function must be deterministic given its inputs and must not read
- *     files, the environment, the clock, or anything outside its arguments.
+ *     files, the environment, the clock, or anything outside its arguments,
+ *     and must not keep state that changes its result: inputs are fresh for
+ *     every timed run and outputs of timed runs are checked.
  *
  * Compile-time knobs: a kernel may declare tunable macros in a comment whose
  * text is `aka:tune BLOCK in {16, 32, 64}` (one knob per comment). The tuner

@@ -1,30 +1,34 @@
 /*
- * harness_core.h — the part of aka's native harness that is the same on the CPU
- * and on a CUDA device: reading the plan aka wrote, generating inputs, poisoning,
- * comparing, statistics, the run schedule, and the one RESULT_JSON line.
+ * harness_core.h — aka's native judge: the process that decides a native
+ * evaluation. It reads the plan aka wrote, generates every input, poisons
+ * outputs, drives the two runners (runner.h) through shared memory
+ * (harness_proto.h), compares, times, cross-checks, and alone writes the one
+ * RESULT_JSON line. No reference and no candidate code is linked into it.
  *
- * Where buffers live and how a call is timed differ per target, so the flow in
- * harness_core.c talks to memory and to the clock only through `struct hx_backend`:
- * harness.c implements it with host memory and CLOCK_MONOTONIC, harness_cuda.cu
- * with device memory and CUDA events. Everything that decides a verdict lives
- * here, once.
+ *   harness_plan.c    plan.json
+ *   harness_data.c    dtypes, the seeded generator, poison, comparison, statistics
+ *   harness_io.c      the saved stdout, logging, the clock, the secret seed
+ *   judge_runner.c    one runner process: start, one request cycle, observe, stop
+ *   harness_flow.c    the evaluation: reference phase, then candidate phase
+ *   harness_timing.c  the timed schedule and the timing cross-checks
+ *   harness_result.c  failures, per-shape numbers, the result line
+ *   judge.c           main()
  *
- * This header is C11 and C++ (nvcc) clean; harness_core.c is C11 only and is
- * compiled with the host C compiler in both builds.
+ * C11 only; the judge is built with the host C compiler for both targets.
  */
 #ifndef AKA_HARNESS_CORE_H
 #define AKA_HARNESS_CORE_H
 
 #include "aka_native_abi.h"
+#include "harness_proto.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Exit codes of the harness binary (run_native.sh documents its own on top). */
+/* Exit codes of the judge (run_native.sh documents its own on top). */
 enum {
     HX_EXIT_PASS = 0,      /* every case passed */
     HX_EXIT_FAIL = 1,      /* the candidate failed a case (RESULT_JSON printed) */
@@ -33,11 +37,11 @@ enum {
     HX_EXIT_ENV = 4        /* no device / no memory before any candidate code ran */
 };
 
-/* Printed on stderr right before the first candidate call; after it, every abnormal
+/* Printed on stderr right before the candidate runner starts; after it, every abnormal
  * end is the candidate's (see evaluate.c). */
 #define HX_CANDIDATE_MARK "aka-harness: candidate code starts"
-/* Prefix of the progress lines on stderr ("aka-harness: phase=... shape=..."). */
-#define HX_PROGRESS "aka-harness: phase="
+
+/* ---- the plan ---- */
 
 /* One tensor of one shape, fully resolved by aka. */
 typedef struct hx_tensor {
@@ -83,8 +87,10 @@ const char *hx_dtype_name(int32_t dtype);
 double hx_load(const void *buf, int32_t dtype, int64_t i);
 /* The byte every element of an output is filled with before each run. */
 unsigned char hx_poison_byte(int32_t dtype);
-/* Deterministic contents of tensor t for (seed, shape id, copy): see harness_core.c. */
+/* Deterministic contents of tensor t for (seed, shape id, copy): see harness_data.c. */
 void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id, uint32_t copy);
+/* A 64-bit stream for the judge's own choices (which timed runs are checked). */
+uint64_t hx_mix(uint64_t *state);
 
 /* Element-wise tolerance check of got against want (rules in harness_data.c). */
 typedef struct hx_cmp {
@@ -98,69 +104,185 @@ void hx_compare(const void *got, const void *want, const hx_tensor *t, hx_cmp *c
 /* "[i, j, ...]" of a flat row-major index. */
 void hx_coords(const hx_tensor *t, int64_t flat, char *out, size_t n);
 
-/* Median (of a copy) and coefficient of variation (sample stddev / mean). */
+/* Median (of a copy), the q-quantile (0..1, of a copy) and the coefficient of variation. */
 double hx_median(const double *v, int n);
+double hx_quantile(const double *v, int n, double q);
 double hx_cv(const double *v, int n);
 
-/* ---- memory and the clock, per target ---- */
-typedef int (*hx_entry)(const aka_tensor *, int, aka_tensor *, int, const aka_params *);
-
-typedef struct hx_backend {
-    const char *evaluator;        /* "aka.native.c" / "aka.native.cuda" */
-    const char *method;           /* timing.method */
-    int l2_flush;                 /* timing.l2_flush */
-    int max_copies;               /* most rotated input/output copies per shape */
-    void *stream;                 /* aka_params.stream */
-    void *(*alloc)(size_t bytes); /* NULL when out of memory */
-    void (*release)(void *p);
-    void (*upload)(void *dst, const void *host, size_t bytes);
-    void (*download)(void *host, const void *src, size_t bytes);
-    void (*copy)(void *dst, const void *src, size_t bytes);
-    void (*fill_byte)(void *dst, unsigned char byte, size_t bytes);
-    void (*before_timed)(void); /* e.g. flush the L2; may be NULL */
-    /* Call fn once; return its status (or HX_CRASHED) and the elapsed µs in *us. */
-    int (*call)(hx_entry fn, const aka_tensor *in, int n_in, aka_tensor *out, int n_out,
-                const aka_params *p, double *us);
-    /* A run-time error of the target after a call (CUDA error string), or NULL. */
-    const char *(*last_error)(void);
-} hx_backend;
-
-/* Returned by hx_guarded / backend->call instead of the entry's status when the
- * entry crashed (a signal) or left the device in an error state. Both end the
- * evaluation: the process or the device context can no longer be trusted. */
-#define HX_CRASHED      (-1000)
-#define HX_DEVICE_ERROR (-1001)
-/* Not fatal: the entry left work running outside params->stream (CUDA; message in
- * backend->last_error()). The shape fails; the evaluation goes on. */
-#define HX_OFF_STREAM (-1002)
-
-/*
- * Call fn with SIGSEGV/SIGBUS/SIGFPE/SIGILL caught: a crash inside the entry
- * returns HX_CRASHED (signal in *sig) instead of killing the harness, so the
- * result can still name the shape. *us is the CLOCK_MONOTONIC time of the call.
- */
-int hx_guarded(hx_entry fn, const aka_tensor *in, int n_in, aka_tensor *out, int n_out,
-               const aka_params *p, double *us);
-int hx_last_signal(void);
-double hx_now_us(void);
-
-/* ---- the whole evaluation ---- */
-/* Run every shape of the plan, print RESULT_JSON on the saved stdout, return the exit code. */
-int hx_evaluate(const hx_plan *plan, const hx_backend *be, hx_entry reference, hx_entry candidate);
-
+/* ---- process plumbing (harness_io.c) ---- */
 /* Save stdout for the result and point fd 1 at stderr (call first thing in main). */
 int hx_take_stdout(void);
 /* "RESULT_JSON=<json_text>\n" on the saved stdout. */
 void hx_emit_result(const char *json_text);
 /* "aka-harness: ..." on stderr. */
-void hx_log(const char *fmt, ...)
-#ifdef __GNUC__
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
+void hx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double hx_now_us(void);
+/* Keep one CPU for the judge and the others for the runners (when there are two or more);
+ * hx_pin_runner applies the runners' set in a forked child. */
+void hx_pin(void);
+void hx_pin_runner(void);
+/* memcpy / memset whose bytes end in memory and in no CPU cache (dst 64-byte aligned). */
+void hx_stream_copy(void *dst, const void *src, size_t n);
+void hx_stream_fill(void *dst, unsigned char byte, size_t n);
+/* 64 bits from getrandom(2): the secret of one evaluation. */
+int hx_secret(uint64_t *out);
 
-#ifdef __cplusplus
-}
-#endif
+/* ---- one runner process (judge_runner.c) ---- */
+
+typedef struct hx_runner {
+    const char *path, *who; /* "./candrun", "the kernel" */
+    pid_t pid;
+    int memfd, stat_fd;
+    size_t bytes;
+    unsigned char *base;
+    hp_ctl *ctl;
+    hp_desc *desc;
+    uint32_t seq;
+    clockid_t cpu;      /* its process CPU clock */
+    double cpu_idle_us; /* that clock when it was last seen asleep (exact then) */
+    int exited, wstatus;
+} hx_runner;
+
+/* How one request went, as the judge saw it. */
+enum {
+    HX_CALL_OK = 0,   /* the runner answered (status below) */
+    HX_CALL_DIED = 1, /* the runner process ended (hx_runner_death says how) */
+    HX_CALL_BUSY = 2, /* it kept running for HX_IDLE_LIMIT_US after reporting done */
+    HX_CALL_ENV = 3   /* the judge could not observe it (/proc, clocks) */
+};
+#define HX_IDLE_LIMIT_US 1e6
+#define HX_ERROR_TEXT    512
+
+typedef struct hx_call {
+    int outcome;         /* HX_CALL_* */
+    int status;          /* the runner's reply */
+    int waiting;         /* it was asleep on the request word when the judge armed it */
+    int threads;         /* its thread count once asleep again */
+    double wake_us;      /* arm → ready: woken and answering */
+    double window_us;    /* go → done: the judge's clock around the request */
+    double disturbed_us; /* of the window, the judge was preempted (not asleep by choice) */
+    double post_us;      /* done → seen asleep */
+    double cpu_us;       /* its CPU time from the last time it was seen asleep to now */
+    double reported_us;  /* the runner's own measurement (CALL) */
+    char error[HX_ERROR_TEXT];
+} hx_call;
+
+int hx_runner_start(hx_runner *r, const char *path, const char *who, size_t bytes, char *why,
+                    size_t n);
+/* Make the mapping at least bytes long (the runner maps the new size on SHAPE). */
+int hx_runner_grow(hx_runner *r, size_t bytes);
+/* One request; 0 when the runner answered (c->status), -1 otherwise (c->outcome). */
+int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c);
+int hx_runner_alive(hx_runner *r);
+/* "crashed with signal 11 (Segmentation fault)" / "exited with status 0". */
+void hx_runner_death(const hx_runner *r, char *out, size_t n);
+void hx_runner_stop(hx_runner *r);
+
+/* ---- the target and the evaluation ---- */
+
+typedef struct hx_target {
+    const char *evaluator; /* "aka.native.c" / "aka.native.cuda" */
+    const char *method;    /* timing.method */
+    int device;            /* 1: PREP/FETCH requests, the latency is the runner's events */
+    int l2_flush;          /* timing.l2_flush */
+    int max_copies;        /* most rotated slots per shape */
+} hx_target;
+
+extern const hx_target hx_target_c, hx_target_cuda;
+
+/* Run the whole evaluation, print RESULT_JSON on the saved stdout, return the exit code. */
+int hx_evaluate(const hx_plan *plan, const hx_target *tg);
+
+/* ---- internals shared by harness_flow.c, harness_timing.c and harness_result.c ---- */
+
+/* What the judge compares between the two runners, per timed run. */
+enum {
+    HX_PH_GAP,    /* its window around the call minus the runner's own number */
+    HX_PH_EXCESS, /* the runner's CPU time over the whole cycle minus the window */
+    HX_PH_PREP,   /* device: the PREP request's window */
+    HX_PH_FETCH,  /* device: the FETCH request's window */
+    HX_PH_N
+};
+
+/* One runner's timed runs of one shape (reps samples each). */
+typedef struct hx_timed {
+    double *latency;  /* what the judge reports: its window (CPU), the events (CUDA) */
+    double *reported; /* the runner's own measurement */
+    double *window;   /* the judge's clock around the call */
+    double *ph[HX_PH_N];
+    int *clean; /* the judge watched the whole window (not preempted in it) */
+} hx_timed;
+
+/* Everything the judge keeps about one shape. */
+typedef struct hx_job {
+    const hx_shape *sh;
+    int K;                      /* slots */
+    size_t bytes;               /* mapping bytes the slots need */
+    uint64_t *in_off, *out_off; /* K*n_in, K*n_out offsets in the mapping */
+    void **priv;                /* K*n_in: what each slot's inputs hold (the judge's copy) */
+    void **ref_case;            /* n_seeds*n_out reference outputs of the correctness cases */
+    int *check_of;              /* per run: index into ref_timed, -1 when not checked */
+    int n_checked;
+    void **ref_timed; /* n_checked*n_out reference outputs of the checked timed runs */
+    hx_timed ref, cand;
+} hx_job;
+
+/* The result being built. */
+typedef struct hx_acc {
+    json_t *failures, *diags, *lat, *cv, *ref_lat, *copies;
+    json_t *checked, *runner_lat, *cross; /* the judge's own numbers */
+    long long total, passed;
+    double max_abs, max_rel;
+    int compared;         /* any element compared (else the error fields are null) */
+    int reference_failed; /* exit code 3 */
+    int env_failed;       /* no device / memory before candidate code: exit code 4 */
+} hx_acc;
+
+typedef struct hx_eval {
+    const hx_plan *plan;
+    const hx_target *tg;
+    uint64_t secret; /* timed inputs and the checked sample derive from it */
+    hx_job *jobs;
+    int candidate;       /* 0: reference phase, 1: candidate phase */
+    int max_threads;     /* most threads a runner may have between requests */
+    int64_t device_free; /* the reference runner's SETUP answer (CUDA) */
+    hx_runner run;
+    int have_runner;
+    void **got; /* n_got scratch buffers for outputs, sized for the largest shape */
+    int n_got;
+    hx_acc a;
+} hx_eval;
+
+/* A line in failures[] ("sid=ID: ..."), and a diagnostic when stage is not NULL. */
+void hx_fail(hx_acc *a, const char *shape, const char *stage, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A failure of the reference: the operator's bug, exit code 3. */
+void hx_reference_failed(hx_eval *ev, const hx_shape *sh, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int hx_acc_init(hx_acc *a);
+void hx_acc_free(hx_acc *a);
+/* Print the result; returns the exit code. */
+int hx_finish(const hx_eval *ev);
+
+/* The inputs of a slot from (seed, copy), into the judge's copy and the mapping. */
+void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy);
+void hx_poison_slot(hx_eval *ev, hx_job *j, int slot);
+/* PREP (device), CALL, FETCH (device) on a slot: 0 ok, 1 failed, 2 failed and the runner
+ * must be replaced; msg says why. */
+int hx_run_slot(hx_eval *ev, int slot, hx_call *call, double *prep_us, double *fetch_us, char *msg,
+                size_t n);
+/* Compare the slot's outputs with want (0 when they match; text in msg). */
+int hx_check_outputs(hx_eval *ev, hx_job *j, int slot, void **want, char *msg, size_t n);
+/* Are the slot's inputs still the judge's copy? 0 yes; else text in msg. */
+int hx_check_inputs(hx_eval *ev, hx_job *j, int slot, char *msg, size_t n);
+void hx_progress(const char *phase, const hx_shape *sh, long long seed);
+
+/* The timed schedule of the current runner on job j (harness_timing.c); 0 when every run
+ * went right, 1 failed, 2 failed and the runner must be replaced. */
+int hx_schedule(hx_eval *ev, hx_job *j);
+/* After the candidate's schedule: its timing against the reference's; 0 when consistent. */
+int hx_cross_check(hx_eval *ev, hx_job *j);
+int hx_timed_alloc(hx_timed *t, int reps);
+void hx_timed_free(hx_timed *t);
 
 #endif

@@ -51,6 +51,11 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+uint64_t hx_mix(uint64_t *state)
+{
+    return splitmix64(state);
+}
+
 static uint64_t rotl(uint64_t x, int k)
 {
     return (x << k) | (x >> (64 - k));
@@ -196,6 +201,12 @@ void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
 {
     rng r;
     rng_seed(&r, seed, shape_id, t->name, copy);
+    if (t->dtype == AKA_DT_FLOAT32) { /* the common case, without a switch per element */
+        float *f = buf;
+        for (int64_t i = 0; i < t->numel; i++)
+            f[i] = uniform_f32(&r);
+        return;
+    }
     for (int64_t i = 0; i < t->numel; i++)
         fill_one(buf, t->dtype, i, &r);
 }
@@ -242,6 +253,17 @@ double hx_median(const double *v, int n)
     return m;
 }
 
+double hx_quantile(const double *v, int n, double q)
+{
+    double *s = malloc((size_t)n * sizeof(*s)), r;
+    int i = (int)(q * (n - 1) + 0.5);
+    memcpy(s, v, (size_t)n * sizeof(*s));
+    qsort(s, (size_t)n, sizeof(*s), cmp_double);
+    r = s[i < 0 ? 0 : i >= n ? n - 1 : i];
+    free(s);
+    return r;
+}
+
 double hx_cv(const double *v, int n)
 {
     double mean = 0, var = 0;
@@ -275,29 +297,46 @@ static int is_poison(const void *buf, int32_t dtype, int64_t i)
  * rel = |diff| / max(|want|, atol, 1e-12) so that zeros in the reference do not
  * turn a tiny absolute error into an infinite relative one.
  */
+/* One element pair: 1 when it passes; the finite errors into c. */
+static inline int pair_ok(double a, double b, const hx_tensor *t, hx_cmp *c)
+{
+    if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
+        return (isnan(a) && isnan(b)) || a == b;
+    double d = fabs(a - b), den = fmax(fabs(b), fmax(t->atol, 1e-12));
+    if (d > c->max_abs)
+        c->max_abs = d;
+    if (d / den > c->max_rel)
+        c->max_rel = d / den;
+    return d <= t->atol + t->rtol * fabs(b);
+}
+
+static void note_bad(hx_cmp *c, const void *got, const hx_tensor *t, int64_t i, double a, double b)
+{
+    if (c->bad++ == 0) {
+        c->first_bad = i;
+        c->got = a;
+        c->want = b;
+        c->first_poison = is_poison(got, t->dtype, i);
+    }
+}
+
 void hx_compare(const void *got, const void *want, const hx_tensor *t, hx_cmp *c)
 {
     memset(c, 0, sizeof(*c));
     c->first_bad = -1;
+    if (memcmp(got, want, t->bytes) == 0)
+        return; /* bit-identical: every element passes with no error (NaN matches NaN) */
+    if (t->dtype == AKA_DT_FLOAT32) { /* the common case, without a switch per element */
+        const float *g = got, *w = want;
+        for (int64_t i = 0; i < t->numel; i++)
+            if (!pair_ok(g[i], w[i], t, c))
+                note_bad(c, got, t, i, g[i], w[i]);
+        return;
+    }
     for (int64_t i = 0; i < t->numel; i++) {
         double a = hx_load(got, t->dtype, i), b = hx_load(want, t->dtype, i);
-        int ok;
-        if (isnan(a) || isnan(b) || isinf(a) || isinf(b)) {
-            ok = (isnan(a) && isnan(b)) || a == b;
-        } else {
-            double d = fabs(a - b), den = fmax(fabs(b), fmax(t->atol, 1e-12));
-            ok = d <= t->atol + t->rtol * fabs(b);
-            c->max_abs = fmax(c->max_abs, d);
-            c->max_rel = fmax(c->max_rel, d / den);
-        }
-        if (ok)
-            continue;
-        if (c->bad++ == 0) {
-            c->first_bad = i;
-            c->got = a;
-            c->want = b;
-            c->first_poison = is_poison(got, t->dtype, i);
-        }
+        if (!pair_ok(a, b, t, c))
+            note_bad(c, got, t, i, a, b);
     }
 }
 

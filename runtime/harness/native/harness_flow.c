@@ -1,34 +1,29 @@
 /*
- * harness_flow.c — one evaluation, start to finish, for either target:
- * correctness of every (shape, seed) case, then timing of every passing shape,
- * then the single RESULT_JSON line (DESIGN §4.6) on the stdout saved at start.
+ * harness_flow.c — one evaluation, start to finish, as the judge runs it.
  *
- * Correctness, per case: inputs from the seeded generator; the reference and
- * then the candidate each run on freshly poisoned outputs; every output is
- * compared with the tolerance rule of harness_data.c; the candidate must leave
- * its inputs bit-identical.
+ * 1. Reference phase. The reference runner (./refrun: the runner loop and the
+ *    operator's reference, nothing else) runs every (shape, seed) correctness
+ *    case and then every shape's timed schedule; the judge keeps its outputs of
+ *    every case and of the timed runs it will check, and its timing. The
+ *    reference runner is then killed and reaped: no candidate code ever runs
+ *    beside it, and nothing the candidate leaves behind can slow it down.
+ * 2. Candidate phase. The candidate runner (./candrun) runs the same cases and
+ *    the same schedule on the same inputs; the judge compares every case and
+ *    every checked timed run with the reference's outputs, checks the inputs
+ *    after every run, and cross-checks the timing (harness_timing.c).
  *
- * Timing, per shape, on the first seed: K copies ("slots") of the inputs and
- * outputs (K from choose_copies below). Run i uses slot i mod K, so a slot's
- * bytes have been pushed out of the cache by the other K-1 slots before they are
- * used again. At the start of every round of K runs all outputs are poisoned and
- * the input contents move one slot down (slot s receives slot s+1's bytes), so
- * the same address never holds the same inputs twice in a row: a kernel that
- * caches results by pointer, skips work after the first call, or returns early
- * on a clock is caught, because the candidate's output of EVERY run, warm-up and
- * timed, is checked against the reference output for the inputs it was given.
- * The reference runs the same schedule first; its first round records the
- * reference output of each of the K input contents. Latency = median of the
- * timed runs; the coefficient of variation is reported beside it.
+ * Correctness, per case: inputs from the seeded generator (seed from the plan);
+ * outputs poisoned before the call; every output compared with the tolerance
+ * rule of harness_data.c; the inputs must come back bit-identical.
  *
- * A crash (signal) inside an entry point, or a device error, ends the
- * evaluation: the failing shape is named and the rest is reported as not run
- * (the guard itself is in harness_guard.c).
+ * A runner that dies (a crash, an exit), stays busy after answering, or leaves
+ * threads behind fails the shape with that named; the judge starts a fresh
+ * candidate runner for the next shape, so one crash costs one shape, never the
+ * evaluation. Any failure of the reference is the operator's (exit code 3).
  */
 #define _GNU_SOURCE
 #include "harness_core.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,243 +32,139 @@
 #include <unistd.h>
 
 #define HX_DEFAULT_BUDGET ((int64_t)512 << 20)
-#define HX_LLC_FALLBACK   ((int64_t)32 << 20)
-#define HX_LLC_CAP        ((int64_t)256 << 20)
-#define HX_MSG            1536
+/* Reference outputs kept for the checked timed runs of one shape: every timed run when
+ * they fit, else a secret sample of as many as fit (never fewer than HX_MIN_CHECKED). */
+#define HX_CHECK_BUDGET ((int64_t)128 << 20)
+#define HX_MIN_CHECKED  2
+#define HX_MSG          1536
 
-static int g_candidate_started;
+const hx_target hx_target_c = {"aka.native.c", "cpu_monotonic", 0, 0, 2};
+const hx_target hx_target_cuda = {"aka.native.cuda", "cuda_event", 1, 1, 2};
 
-/* ---- accumulated result ---- */
-
-typedef struct acc {
-    json_t *failures, *diags, *lat, *cv, *ref_lat, *copies;
-    long long total, passed;
-    double max_abs, max_rel;
-    int compared;         /* any element compared (else the error fields are null) */
-    int fatal;            /* crash / device error / reference failure: stop */
-    int reference_failed; /* exit code 3 */
-    int env_failed;       /* out of memory before candidate code: exit code 4 */
-    const char *fatal_shape;
-} acc;
-
-static void add_failure(acc *a, const char *shape, const char *stage, const char *fmt, ...)
+void hx_progress(const char *phase, const hx_shape *sh, long long seed)
 {
-    char msg[HX_MSG], line[HX_MSG + 128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    snprintf(line, sizeof(line), "sid=%s: %s", shape, msg);
-    json_array_append_new(a->failures, json_string(line));
-    if (stage)
-        json_array_append_new(a->diags, json_pack("{s:s, s:s, s:s}", "stage", stage, "shape_id",
-                                                  shape, "message", msg));
+    hx_log("phase=%s shape=%s seed=%lld", phase, sh->id, seed);
 }
 
-static json_t *num_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* ---- per-shape state ---- */
-
-typedef struct run {
-    const hx_plan *plan;
-    const hx_shape *sh;
-    const hx_backend *be;
-    acc *a;
-    int K, offset;              /* slot s holds input content (s + offset) % K */
-    void **din, **dout, **tmp;  /* target buffers: K*n_in, K*n_out, n_in */
-    void **hin, **hgot, **href; /* host: n_in, n_out, K*n_out (reference per content) */
-    void *hchk;                 /* host scratch for the input check */
-    aka_tensor *tin, *tout;
-    aka_params params;
-} run;
-
-static int64_t system_llc(void)
-{
-    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (v <= 0)
-        v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return v > 0 ? (int64_t)v : HX_LLC_FALLBACK;
-}
+/* ---- layout ---- */
 
 /*
- * How many slots: enough that the other slots together are at least twice the
- * last-level cache (so a slot is evicted before it is reused), at least 2 (so
- * contents can move between addresses), at most the backend's limit and half the
- * number of runs (every schedule spans two rounds or more), and never more bytes
- * than the rotation budget. A shape whose two copies exceed the budget, or a run
- * count below 4, runs from one slot (reported as 1 copy).
+ * How many slots: two (consecutive runs use different addresses), one when two copies of
+ * the shape exceed the rotation budget (on a device, at most a quarter of its free
+ * memory). Caches need no extra copies: every run's inputs are fresh and, on the CPU,
+ * flushed (harness_timing.c).
  */
-static int choose_copies(const hx_plan *p, const hx_backend *be, size_t ws)
+static int choose_copies(const hx_eval *ev, size_t ws)
 {
-    int64_t llc = p->llc_bytes > 0 ? p->llc_bytes : system_llc();
+    const hx_plan *p = ev->plan;
     int64_t budget = p->rotate_budget > 0 ? p->rotate_budget : HX_DEFAULT_BUDGET;
-    int64_t want = (2 * (llc < HX_LLC_CAP ? llc : HX_LLC_CAP)) / (int64_t)ws + 2;
-    int k = want > be->max_copies ? be->max_copies : (int)want;
-    if (k < 2)
-        k = 2;
-    while (k > 2 && (int64_t)ws * k > budget)
+    int k = ev->tg->max_copies;
+    if (ev->device_free > 0 && budget > ev->device_free / 4)
+        budget = ev->device_free / 4;
+    while (k > 1 && (int64_t)ws * k > budget)
         k--;
-    if ((int64_t)ws * k > budget || be->max_copies < 2)
-        k = 1;
-    if (k > (p->warmup + p->reps) / 2) /* at least two rounds, so contents move under it */
-        k = (p->warmup + p->reps) / 2;
-    return k < 1 ? 1 : k;
+    return k;
 }
 
-static size_t shape_bytes(const hx_shape *sh, int *max_in)
+static size_t align_up(size_t x)
 {
-    size_t ws = 0;
-    *max_in = 0;
-    for (int t = 0; t < sh->n_in; t++) {
-        ws += sh->in[t].bytes;
-        if (sh->in[t].bytes > sh->in[*max_in].bytes)
-            *max_in = t;
-    }
+    return (x + HP_DATA_ALIGN - 1) / HP_DATA_ALIGN * HP_DATA_ALIGN;
+}
+
+/* Offsets of every tensor of every slot; the secret sample of checked timed runs. */
+static int layout(hx_eval *ev, hx_job *j, const hx_shape *sh)
+{
+    size_t ws = 0, out_bytes = 0, cur = HP_DATA_START;
+    int n = ev->plan->warmup + ev->plan->reps;
+    for (int t = 0; t < sh->n_in; t++)
+        ws += align_up(sh->in[t].bytes);
     for (int t = 0; t < sh->n_out; t++)
-        ws += sh->out[t].bytes;
-    return ws;
-}
-
-static void *host_alloc(size_t bytes)
-{
-    return aligned_alloc(64, (bytes + 63) / 64 * 64);
-}
-
-static int alloc_target(run *r)
-{
-    const hx_shape *sh = r->sh;
-    int ok = 1;
-    r->din = calloc((size_t)(r->K * sh->n_in), sizeof(void *));
-    r->dout = calloc((size_t)(r->K * sh->n_out), sizeof(void *));
-    r->tmp = calloc((size_t)sh->n_in, sizeof(void *));
-    for (int k = 0; k < r->K; k++) {
-        for (int t = 0; t < sh->n_in; t++)
-            ok = ok && (r->din[k * sh->n_in + t] = r->be->alloc(sh->in[t].bytes)) != NULL;
-        for (int t = 0; t < sh->n_out; t++)
-            ok = ok && (r->dout[k * sh->n_out + t] = r->be->alloc(sh->out[t].bytes)) != NULL;
+        ws += align_up(sh->out[t].bytes), out_bytes += sh->out[t].bytes;
+    j->sh = sh;
+    j->K = choose_copies(ev, ws);
+    j->in_off = calloc((size_t)(j->K * sh->n_in), sizeof(uint64_t));
+    j->out_off = calloc((size_t)(j->K * sh->n_out), sizeof(uint64_t));
+    j->check_of = calloc((size_t)n, sizeof(int));
+    if (!j->in_off || !j->out_off || !j->check_of)
+        return -1;
+    for (int k = 0; k < j->K; k++) {
+        for (int t = 0; t < sh->n_in; t++) {
+            j->in_off[k * sh->n_in + t] = cur;
+            cur += align_up(sh->in[t].bytes);
+        }
+        for (int t = 0; t < sh->n_out; t++) {
+            j->out_off[k * sh->n_out + t] = cur;
+            cur += align_up(sh->out[t].bytes);
+        }
     }
-    for (int t = 0; r->K > 1 && t < sh->n_in; t++)
-        ok = ok && (r->tmp[t] = r->be->alloc(sh->in[t].bytes)) != NULL;
+    j->bytes = cur;
+    return 0;
+}
+
+/* Which timed runs get their outputs checked: a partial Fisher-Yates over the timed run
+ * indices, driven by the evaluation's secret. */
+static void choose_checked(hx_eval *ev, hx_job *j, uint64_t *rng)
+{
+    const hx_plan *p = ev->plan;
+    int64_t per = 0, fit;
+    int n = p->warmup + p->reps, *order = malloc((size_t)p->reps * sizeof(int));
+    for (int t = 0; t < j->sh->n_out; t++)
+        per += (int64_t)j->sh->out[t].bytes;
+    fit = per > 0 ? HX_CHECK_BUDGET / per : p->reps;
+    j->n_checked = fit >= p->reps ? p->reps : (int)(fit < HX_MIN_CHECKED ? HX_MIN_CHECKED : fit);
+    if (j->n_checked > p->reps)
+        j->n_checked = p->reps;
+    for (int r = 0; r < n; r++)
+        j->check_of[r] = -1;
+    for (int i = 0; order && i < p->reps; i++)
+        order[i] = i;
+    for (int i = 0; order && i < j->n_checked; i++) {
+        int k = i + (int)(hx_mix(rng) % (uint64_t)(p->reps - i)), tmp = order[i];
+        order[i] = order[k], order[k] = tmp;
+        j->check_of[p->warmup + order[i]] = i;
+    }
+    free(order);
+}
+
+static int check_names(const hx_shape *sh, char *why, size_t n)
+{
+    int ok =
+        strlen(sh->id) < HP_NAME && sh->n_dims <= HP_MAX_VALUES && sh->n_params <= HP_MAX_VALUES;
+    for (int i = 0; i < sh->n_dims; i++)
+        ok = ok && strlen(sh->dims[i].name) < HP_NAME;
+    for (int i = 0; i < sh->n_params; i++)
+        ok = ok && strlen(sh->params[i].name) < HP_NAME;
+    for (int t = 0; t < sh->n_in; t++)
+        ok = ok && strlen(sh->in[t].name) < HP_NAME;
+    for (int t = 0; t < sh->n_out; t++)
+        ok = ok && strlen(sh->out[t].name) < HP_NAME;
+    if (!ok)
+        snprintf(why, n,
+                 "shape %.200s: names must be shorter than %d bytes and dims and params at most "
+                 "%d",
+                 sh->id, HP_NAME, HP_MAX_VALUES);
     return ok ? 0 : -1;
 }
 
-static int alloc_host(run *r, int max_in)
-{
-    const hx_shape *sh = r->sh;
-    int ok = 1;
-    r->hin = calloc((size_t)sh->n_in, sizeof(void *));
-    r->hgot = calloc((size_t)sh->n_out, sizeof(void *));
-    r->href = calloc((size_t)(r->K * sh->n_out), sizeof(void *));
-    for (int t = 0; t < sh->n_in; t++)
-        ok = ok && (r->hin[t] = host_alloc(sh->in[t].bytes)) != NULL;
-    for (int t = 0; t < sh->n_out; t++)
-        ok = ok && (r->hgot[t] = host_alloc(sh->out[t].bytes)) != NULL;
-    for (int k = 0; k < r->K; k++)
-        for (int t = 0; t < sh->n_out; t++)
-            ok = ok && (r->href[k * sh->n_out + t] = host_alloc(sh->out[t].bytes)) != NULL;
-    r->hchk = host_alloc(sh->in[max_in].bytes);
-    return ok && r->hchk ? 0 : -1;
-}
+/* ---- slots, requests, checks ---- */
 
-static void free_run(run *r)
+void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy)
 {
-    const hx_shape *sh = r->sh;
-    for (int i = 0; r->din && i < r->K * sh->n_in; i++)
-        if (r->din[i])
-            r->be->release(r->din[i]);
-    for (int i = 0; r->dout && i < r->K * sh->n_out; i++)
-        if (r->dout[i])
-            r->be->release(r->dout[i]);
-    for (int t = 0; r->tmp && t < sh->n_in; t++)
-        if (r->tmp[t])
-            r->be->release(r->tmp[t]);
-    for (int t = 0; r->hin && t < sh->n_in; t++)
-        free(r->hin[t]);
-    for (int t = 0; r->hgot && t < sh->n_out; t++)
-        free(r->hgot[t]);
-    for (int i = 0; r->href && i < r->K * sh->n_out; i++)
-        free(r->href[i]);
-    free(r->din);
-    free(r->dout);
-    free(r->tmp);
-    free(r->hin);
-    free(r->hgot);
-    free(r->href);
-    free(r->hchk);
-    free(r->tin);
-    free(r->tout);
-}
-
-static void describe(aka_tensor *d, const hx_tensor *t)
-{
-    memset(d, 0, sizeof(*d));
-    memcpy(d->shape, t->shape, sizeof(d->shape));
-    d->ndim = t->ndim;
-    d->dtype = t->dtype;
-    d->name = t->name;
-}
-
-static int setup_run(run *r)
-{
-    const hx_shape *sh = r->sh;
-    int max_in;
-    size_t ws = shape_bytes(sh, &max_in);
-    r->K = choose_copies(r->plan, r->be, ws);
-    r->tin = calloc((size_t)sh->n_in, sizeof(aka_tensor));
-    r->tout = calloc((size_t)sh->n_out, sizeof(aka_tensor));
-    for (int t = 0; t < sh->n_in; t++)
-        describe(&r->tin[t], &sh->in[t]);
-    for (int t = 0; t < sh->n_out; t++)
-        describe(&r->tout[t], &sh->out[t]);
-    r->params.abi_version = AKA_NATIVE_ABI_VERSION;
-    r->params.shape_id = sh->id;
-    r->params.dims = sh->dims;
-    r->params.n_dims = sh->n_dims;
-    r->params.params = sh->params;
-    r->params.n_params = sh->n_params;
-    r->params.stream = r->be->stream;
-    return alloc_host(r, max_in) < 0 || alloc_target(r) < 0 ? -1 : 0;
-}
-
-static void use_slot(run *r, int s)
-{
-    for (int t = 0; t < r->sh->n_in; t++)
-        r->tin[t].data = r->din[s * r->sh->n_in + t];
-    for (int t = 0; t < r->sh->n_out; t++)
-        r->tout[t].data = r->dout[s * r->sh->n_out + t];
-}
-
-static void poison_slot(run *r, int s)
-{
-    for (int t = 0; t < r->sh->n_out; t++)
-        r->be->fill_byte(r->dout[s * r->sh->n_out + t], hx_poison_byte(r->sh->out[t].dtype),
-                         r->sh->out[t].bytes);
-}
-
-/* Move every input content one slot down: slot s gets slot s+1's bytes. */
-static void rotate(run *r)
-{
-    const hx_shape *sh = r->sh;
+    const hx_shape *sh = j->sh;
     for (int t = 0; t < sh->n_in; t++) {
-        size_t b = sh->in[t].bytes;
-        r->be->copy(r->tmp[t], r->din[t], b);
-        for (int s = 0; s + 1 < r->K; s++)
-            r->be->copy(r->din[s * sh->n_in + t], r->din[(s + 1) * sh->n_in + t], b);
-        r->be->copy(r->din[(r->K - 1) * sh->n_in + t], r->tmp[t], b);
+        void *priv = j->priv[slot * sh->n_in + t];
+        hx_fill(priv, &sh->in[t], seed, sh->id, copy);
+        hx_stream_copy(ev->run.base + j->in_off[slot * sh->n_in + t], priv, sh->in[t].bytes);
     }
-    r->offset = (r->offset + 1) % r->K;
 }
 
-static void download_outputs(run *r, void **dst)
+void hx_poison_slot(hx_eval *ev, hx_job *j, int slot)
 {
-    for (int t = 0; t < r->sh->n_out; t++)
-        r->be->download(dst[t], r->tout[t].data, r->sh->out[t].bytes);
+    const hx_shape *sh = j->sh;
+    for (int t = 0; t < sh->n_out; t++)
+        hx_stream_fill(ev->run.base + j->out_off[slot * sh->n_out + t],
+                       hx_poison_byte(sh->out[t].dtype), sh->out[t].bytes);
 }
-
-/* ---- outcomes of one call ---- */
 
 static const char *status_name(int rc)
 {
@@ -291,48 +182,81 @@ static const char *status_name(int rc)
     }
 }
 
-/* Why a call failed, into msg; returns 1 when the failure ends the evaluation. */
-static int call_failure(const run *r, int rc, const char *who, char *msg, size_t n)
+/* What the judge saw of the process, beyond its answer: 0 fine, 2 replace the runner. */
+static int observed(hx_eval *ev, const hx_call *c, char *msg, size_t n)
 {
-    const char *dev = r->be->last_error ? r->be->last_error() : NULL;
-    if (rc == HX_CRASHED) {
-        int sig = hx_last_signal();
-        snprintf(msg, n, "%s crashed with signal %d (%s)", who, sig, strsignal(sig));
-        return 1;
-    }
-    if (rc == HX_DEVICE_ERROR) {
-        snprintf(msg, n, "%s left a device error: %s", who, dev ? dev : "unknown");
-        return 1;
-    }
-    if (rc == HX_OFF_STREAM) {
-        snprintf(msg, n, "%s left work outside params->stream: %s", who, dev ? dev : "unknown");
+    const char *who = ev->run.who;
+    char death[160];
+    if (c->outcome == HX_CALL_DIED) {
+        hx_runner_death(&ev->run, death, sizeof(death));
+        snprintf(msg, n, "%s %s", who, death);
+    } else if (c->outcome == HX_CALL_BUSY)
+        snprintf(msg, n,
+                 "work deferred past timing: %s's process kept running for more than %.0f ms "
+                 "after it reported the call done",
+                 who, HX_IDLE_LIMIT_US / 1e3);
+    else if (c->outcome == HX_CALL_ENV)
+        snprintf(msg, n, "the judge lost sight of %s's process (/proc)", who);
+    else if (c->threads > ev->max_threads && (ev->candidate || !ev->tg->device))
+        snprintf(msg, n,
+                 "work deferred past timing: %s left %d thread(s) running after the call "
+                 "returned",
+                 who, c->threads - ev->max_threads);
+    else if (!c->waiting)
+        snprintf(msg, n,
+                 "timing tampered: %s's process was not waiting for the next request when the "
+                 "judge sent it",
+                 who);
+    else
         return 0;
+    return 2;
+}
+
+/* One request: 0 ok, 1 the answer is a failure, 2 also replace the runner. */
+static int request(hx_eval *ev, int req, int slot, hx_call *c, char *msg, size_t n)
+{
+    const char *who = ev->run.who;
+    int rc = hx_runner_request(&ev->run, req, slot, c);
+    /* A device runtime starts threads of its own: the reference runner shows how many. */
+    if (!ev->candidate && ev->tg->device && c->threads > ev->max_threads)
+        ev->max_threads = c->threads;
+    if (observed(ev, c, msg, n) != 0)
+        return 2;
+    if (rc != 0 || c->status == 0)
+        return rc != 0 ? 2 : 0;
+    if (c->status == HP_ST_DEVICE_ERROR) {
+        snprintf(msg, n, "%s left a device error: %s", who, c->error);
+        return 2;
     }
-    snprintf(msg, n, "%s returned %d (%s)", who, rc, status_name(rc));
+    if (c->status == HP_ST_OFF_STREAM)
+        snprintf(msg, n, "%s left work outside params->stream: %s", who, c->error);
+    else if (c->status == HP_ST_BAD_REQUEST || c->status == HP_ST_NO_MEMORY ||
+             c->status == HP_ST_NO_DEVICE)
+        snprintf(msg, n, "%s's runner refused the request: %s", who,
+                 c->error[0] ? c->error : "inconsistent request");
+    else
+        snprintf(msg, n, "%s returned %d (%s)", who, c->status, status_name(c->status));
+    return 1;
+}
+
+int hx_run_slot(hx_eval *ev, int slot, hx_call *call, double *prep_us, double *fetch_us, char *msg,
+                size_t n)
+{
+    hx_call c;
+    int rc;
+    if (ev->tg->device) {
+        if ((rc = request(ev, HP_REQ_PREP, slot, &c, msg, n)) != 0)
+            return rc;
+        *prep_us = c.window_us;
+    }
+    if ((rc = request(ev, HP_REQ_CALL, slot, call, msg, n)) != 0)
+        return rc;
+    if (ev->tg->device) {
+        if ((rc = request(ev, HP_REQ_FETCH, slot, &c, msg, n)) != 0)
+            return rc;
+        *fetch_us = c.window_us;
+    }
     return 0;
-}
-
-/* The reference failing is the operator's bug, never the candidate's: exit code 3. */
-static void reference_failed(run *r, int rc)
-{
-    char msg[HX_MSG];
-    call_failure(r, rc, "the reference", msg, sizeof(msg));
-    add_failure(r->a, r->sh->id, "reference",
-                "%s; the operator's reference must succeed on "
-                "every shape",
-                msg);
-    r->a->reference_failed = r->a->fatal = 1;
-    r->a->fatal_shape = r->sh->id;
-}
-
-static void candidate_failed(run *r, int rc, const char *when)
-{
-    char msg[HX_MSG];
-    if (call_failure(r, rc, "the kernel", msg, sizeof(msg))) {
-        r->a->fatal = 1;
-        r->a->fatal_shape = r->sh->id;
-    }
-    add_failure(r->a, r->sh->id, "candidate_runtime", "%s: %s", when, msg);
 }
 
 static void mismatch_text(const hx_tensor *t, const hx_cmp *c, char *out, size_t n)
@@ -347,314 +271,354 @@ static void mismatch_text(const hx_tensor *t, const hx_cmp *c, char *out, size_t
              (long long)t->numel, t->atol, t->rtol, c->max_abs, c->max_rel);
 }
 
-/* Compare the downloaded outputs with reference outputs `want`; 0 when all match. */
-static int check_outputs(run *r, void **want, const char *when)
+int hx_check_outputs(hx_eval *ev, hx_job *j, int slot, void **want, char *msg, size_t n)
 {
+    const hx_shape *sh = j->sh;
     int bad = 0;
-    for (int t = 0; t < r->sh->n_out; t++) {
+    for (int t = 0; t < sh->n_out; t++) {
         hx_cmp c;
-        char text[HX_MSG];
-        hx_compare(r->hgot[t], want[t], &r->sh->out[t], &c);
-        r->a->compared = 1;
-        r->a->max_abs = fmax(r->a->max_abs, c.max_abs);
-        r->a->max_rel = fmax(r->a->max_rel, c.max_rel);
-        if (c.bad == 0 || bad++)
-            continue; /* one failure line per case: the first bad tensor */
-        mismatch_text(&r->sh->out[t], &c, text, sizeof(text));
-        add_failure(r->a, r->sh->id, NULL, "%s: %s", when, text);
+        /* A private copy first: the runner's memory is compared as it was, once. */
+        memcpy(ev->got[t], ev->run.base + j->out_off[slot * sh->n_out + t], sh->out[t].bytes);
+        hx_compare(ev->got[t], want[t], &sh->out[t], &c);
+        ev->a.compared = 1;
+        ev->a.max_abs = fmax(ev->a.max_abs, c.max_abs);
+        ev->a.max_rel = fmax(ev->a.max_rel, c.max_rel);
+        if (c.bad && !bad++)
+            mismatch_text(&sh->out[t], &c, msg, n); /* the first bad tensor */
     }
     return bad;
 }
 
-/* The candidate must leave its inputs exactly as it got them. */
-static int check_inputs(run *r, const char *when)
+int hx_check_inputs(hx_eval *ev, hx_job *j, int slot, char *msg, size_t n)
 {
-    for (int t = 0; t < r->sh->n_in; t++) {
-        const hx_tensor *in = &r->sh->in[t];
-        size_t sz = hx_dtype_size(in->dtype);
-        r->be->download(r->hchk, r->tin[t].data, in->bytes);
-        if (memcmp(r->hchk, r->hin[t], in->bytes) == 0)
+    const hx_shape *sh = j->sh;
+    for (int t = 0; t < sh->n_in; t++) {
+        const unsigned char *now = ev->run.base + j->in_off[slot * sh->n_in + t];
+        const unsigned char *was = j->priv[slot * sh->n_in + t];
+        if (memcmp(now, was, sh->in[t].bytes) == 0)
             continue;
         size_t i = 0;
-        while (((unsigned char *)r->hchk)[i] == ((unsigned char *)r->hin[t])[i])
+        while (now[i] == was[i])
             i++;
         char at[160];
-        hx_coords(in, (int64_t)(i / sz), at, sizeof(at));
-        add_failure(r->a, r->sh->id, NULL,
-                    "%s: the kernel modified input '%s' (first at %s); "
-                    "inputs are read-only",
-                    when, in->name, at);
+        hx_coords(&sh->in[t], (int64_t)(i / hx_dtype_size(sh->in[t].dtype)), at, sizeof(at));
+        snprintf(msg, n, "input '%s' first changed at %s", sh->in[t].name, at);
         return 1;
     }
     return 0;
 }
 
-static void progress(const char *phase, const run *r, long long seed)
+/* ---- one runner, one shape ---- */
+
+void hx_reference_failed(hx_eval *ev, const hx_shape *sh, const char *fmt, ...)
 {
-    hx_log("phase=%s shape=%s seed=%lld", phase, r->sh->id, seed);
+    char msg[HX_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    hx_fail(&ev->a, sh->id, "reference", "%s; the operator's reference must succeed on every shape",
+            msg);
+    ev->a.reference_failed = 1;
 }
 
-/* ---- correctness ---- */
-
-static void load_inputs(run *r, int slot, uint64_t seed, uint32_t copy)
+static void *host_alloc(size_t bytes)
 {
-    for (int t = 0; t < r->sh->n_in; t++) {
-        hx_fill(r->hin[t], &r->sh->in[t], seed, r->sh->id, copy);
-        r->be->upload(r->din[slot * r->sh->n_in + t], r->hin[t], r->sh->in[t].bytes);
+    return aligned_alloc(64, align_up(bytes ? bytes : 1));
+}
+
+static void free_list(void **v, int n)
+{
+    for (int i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void **alloc_list(int n, const hx_tensor *t, int per)
+{
+    void **v = calloc((size_t)(n > 0 ? n : 1), sizeof(void *));
+    for (int i = 0; v && i < n; i++)
+        if (!(v[i] = host_alloc(t[i % per].bytes))) {
+            free_list(v, i);
+            return NULL;
+        }
+    return v;
+}
+
+/* The descriptor of job j for the runner, then SHAPE. */
+static int send_shape(hx_eval *ev, hx_job *j, char *msg, size_t n)
+{
+    const hx_shape *sh = j->sh;
+    hx_call c;
+    if (hx_runner_grow(&ev->run, j->bytes) != 0) {
+        snprintf(msg, n, "cannot grow the shared memory to %zu bytes", j->bytes);
+        return 2;
     }
-}
-
-static void mark_candidate_start(void)
-{
-    if (!g_candidate_started) {
-        fprintf(stderr, "%s\n", HX_CANDIDATE_MARK);
-        fflush(stderr);
+    hp_desc *d = ev->run.desc;
+    memset(d, 0, sizeof(*d));
+    snprintf(d->shape_id, sizeof(d->shape_id), "%s", sh->id);
+    d->n_dims = sh->n_dims, d->n_params = sh->n_params;
+    d->n_in = sh->n_in, d->n_out = sh->n_out, d->slots = j->K;
+    for (int i = 0; i < sh->n_dims + sh->n_params; i++) {
+        const aka_value *v = i < sh->n_dims ? &sh->dims[i] : &sh->params[i - sh->n_dims];
+        hp_value *o = i < sh->n_dims ? &d->dims[i] : &d->params[i - sh->n_dims];
+        snprintf(o->name, sizeof(o->name), "%s", v->name);
+        o->is_float = v->is_float, o->i = v->i, o->f = v->f;
     }
-    g_candidate_started = 1;
+    for (int t = 0; t < sh->n_in + sh->n_out; t++) {
+        const hx_tensor *s = t < sh->n_in ? &sh->in[t] : &sh->out[t - sh->n_in];
+        hp_tensor *o = t < sh->n_in ? &d->in[t] : &d->out[t - sh->n_in];
+        snprintf(o->name, sizeof(o->name), "%s", s->name);
+        o->dtype = s->dtype, o->ndim = s->ndim, o->bytes = s->bytes;
+        o->poison = hx_poison_byte(s->dtype);
+        memcpy(o->shape, s->shape, sizeof(o->shape));
+    }
+    for (int k = 0; k < j->K; k++) {
+        for (int t = 0; t < sh->n_in; t++)
+            d->in_off[k][t] = j->in_off[k * sh->n_in + t];
+        for (int t = 0; t < sh->n_out; t++)
+            d->out_off[k][t] = j->out_off[k * sh->n_out + t];
+    }
+    return request(ev, HP_REQ_SHAPE, 0, &c, msg, n);
 }
 
-/* One (shape, seed) case; 0 when it passed. */
-static int correctness(run *r, hx_entry reference, hx_entry candidate, int j)
+/* Start a runner and SETUP; 0 ok, else text in msg and the status in *status. */
+static int start_runner(hx_eval *ev, const char *path, const char *who, char *msg, size_t n,
+                        int *status)
 {
-    long long seed = (long long)r->plan->seeds[j];
-    char when[64];
-    double us;
+    hx_call c;
+    *status = 0;
+    if (hx_runner_start(&ev->run, path, who, HP_DATA_START, msg, n) != 0) {
+        hx_runner_stop(&ev->run);
+        return -1;
+    }
+    ev->have_runner = 1;
+    if (request(ev, HP_REQ_SETUP, 0, &c, msg, n) != 0) {
+        *status = c.status;
+        return -1;
+    }
+    if (!ev->candidate)
+        ev->device_free = ev->run.ctl->device_free;
+    return 0;
+}
+
+static void stop_runner(hx_eval *ev)
+{
+    if (ev->have_runner)
+        hx_runner_stop(&ev->run);
+    ev->have_runner = 0;
+}
+
+/* One (shape, seed) case on the current runner: 0 passed, 1 failed, 2 replace the runner. */
+static int run_case(hx_eval *ev, hx_job *j, int si)
+{
+    const hx_shape *sh = j->sh;
+    long long seed = (long long)ev->plan->seeds[si];
+    char msg[HX_MSG];
+    double prep, fetch;
+    hx_call c;
     int rc;
-
-    snprintf(when, sizeof(when), "seed %lld", seed);
-    load_inputs(r, 0, (uint64_t)seed, 0);
-    use_slot(r, 0);
-    progress("reference", r, seed);
-    poison_slot(r, 0);
-    if ((rc = r->be->call(reference, r->tin, r->sh->n_in, r->tout, r->sh->n_out, &r->params,
-                          &us)) != 0) {
-        reference_failed(r, rc);
-        return 1;
+    hx_progress(ev->candidate ? "candidate" : "reference", sh, seed);
+    hx_load_slot(ev, j, 0, (uint64_t)seed, 0);
+    hx_poison_slot(ev, j, 0);
+    if ((rc = hx_run_slot(ev, 0, &c, &prep, &fetch, msg, sizeof(msg))) != 0) {
+        if (!ev->candidate)
+            hx_reference_failed(ev, sh, "seed %lld: %s", seed, msg);
+        else
+            hx_fail(&ev->a, sh->id, "candidate_runtime", "seed %lld: %s", seed, msg);
+        return rc;
     }
-    download_outputs(r, r->href); /* content 0's slot of href; timing rewrites it */
-    progress("candidate", r, seed);
-    mark_candidate_start();
-    poison_slot(r, 0);
-    if ((rc = r->be->call(candidate, r->tin, r->sh->n_in, r->tout, r->sh->n_out, &r->params,
-                          &us)) != 0) {
-        candidate_failed(r, rc, when);
-        return 1;
-    }
-    download_outputs(r, r->hgot);
-    return check_outputs(r, r->href, when) || check_inputs(r, when) ? 1 : 0;
-}
-
-/* ---- timing ---- */
-
-enum { SAVE_REFERENCE, VERIFY_CANDIDATE };
-
-/* Start of a round: move the input contents, poison all outputs. Rotating before the
- * first round too means no round ever sees the address→content map of the one before
- * it, even across the correctness call and the reference's schedule. */
-static void new_round(run *r)
-{
-    if (r->K > 1)
-        rotate(r);
-    for (int k = 0; k < r->K; k++)
-        poison_slot(r, k);
-}
-
-/* After run i on slot s: keep (reference) or check (candidate) its outputs. */
-static int after_run(run *r, int mode, int i, int s)
-{
-    int c = (s + r->offset) % r->K, n = r->plan->warmup + r->plan->reps;
-    char when[160];
-    if (mode == SAVE_REFERENCE) {
-        if (i < r->K)
-            download_outputs(r, r->href + c * r->sh->n_out);
+    if (!ev->candidate) {
+        for (int t = 0; t < sh->n_out; t++)
+            memcpy(j->ref_case[si * sh->n_out + t], ev->run.base + j->out_off[t], sh->out[t].bytes);
         return 0;
     }
-    download_outputs(r, r->hgot);
-    snprintf(when, sizeof(when),
-             "timing run %d of %d (input copy %d; outputs must be computed from the inputs of "
-             "every call)",
-             i + 1, n, c);
-    return check_outputs(r, r->href + c * r->sh->n_out, when);
-}
-
-/* Warm-up + timed runs of fn on the rotating slots; samples get the timed µs. */
-static int schedule(run *r, hx_entry fn, int mode, double *samples)
-{
-    int n = r->plan->warmup + r->plan->reps, rc;
-    double us;
-    for (int i = 0; i < n; i++) {
-        int s = i % r->K;
-        if (s == 0)
-            new_round(r);
-        use_slot(r, s);
-        if (r->be->before_timed)
-            r->be->before_timed();
-        rc = r->be->call(fn, r->tin, r->sh->n_in, r->tout, r->sh->n_out, &r->params, &us);
-        if (rc != 0 && mode == SAVE_REFERENCE) {
-            reference_failed(r, rc);
-            return 1;
-        }
-        if (rc != 0) {
-            candidate_failed(r, rc, "timing");
-            return 1;
-        }
-        if (after_run(r, mode, i, s))
-            return 1;
-        if (i >= r->plan->warmup)
-            samples[i - r->plan->warmup] = us;
+    if (hx_check_outputs(ev, j, 0, j->ref_case + si * sh->n_out, msg, sizeof(msg))) {
+        hx_fail(&ev->a, sh->id, NULL, "seed %lld: %s", seed, msg);
+        return 1;
+    }
+    if (hx_check_inputs(ev, j, 0, msg, sizeof(msg))) {
+        hx_fail(&ev->a, sh->id, NULL, "seed %lld: the kernel modified %s; inputs are read-only",
+                seed, msg);
+        return 1;
     }
     return 0;
 }
 
-/* Time reference then candidate on the first seed; 0 when the candidate stayed correct. */
-static int timing(run *r, hx_entry reference, hx_entry candidate)
+static int alloc_job(hx_eval *ev, hx_job *j)
 {
-    int reps = r->plan->reps, rc = 1;
-    double *ref = calloc((size_t)reps, sizeof(double)),
-           *cand = calloc((size_t)reps, sizeof(double));
-    const char *id = r->sh->id;
-
-    for (int k = 0; k < r->K; k++)
-        load_inputs(r, k, (uint64_t)r->plan->seeds[0], (uint32_t)k);
-    r->offset = 0;
-    progress("reference-timing", r, (long long)r->plan->seeds[0]);
-    if (schedule(r, reference, SAVE_REFERENCE, ref) == 0) {
-        progress("candidate-timing", r, (long long)r->plan->seeds[0]);
-        rc = schedule(r, candidate, VERIFY_CANDIDATE, cand);
-    }
-    if (rc == 0) {
-        double m = fmax(hx_median(cand, reps), 1e-3), mr = fmax(hx_median(ref, reps), 1e-3);
-        json_object_set_new(r->a->lat, id, json_real(m));
-        json_object_set_new(r->a->ref_lat, id, json_real(mr));
-        json_object_set_new(r->a->cv, id, json_real(hx_cv(cand, reps)));
-    }
-    json_object_set_new(r->a->copies, id, json_integer(r->K));
-    free(ref);
-    free(cand);
-    return rc;
+    const hx_shape *sh = j->sh;
+    if (!j->priv)
+        j->priv = alloc_list(j->K * sh->n_in, sh->in, sh->n_in);
+    if (!ev->candidate) {
+        j->ref_case = alloc_list(ev->plan->n_seeds * sh->n_out, sh->out, sh->n_out);
+        j->ref_timed = alloc_list(j->n_checked * sh->n_out, sh->out, sh->n_out);
+        if (!j->ref_case || !j->ref_timed || hx_timed_alloc(&j->ref, ev->plan->reps) != 0)
+            return -1;
+    } else if (hx_timed_alloc(&j->cand, ev->plan->reps) != 0)
+        return -1;
+    return j->priv ? 0 : -1;
 }
 
-/* ---- the whole evaluation ---- */
-
-static void evaluate_shape(const hx_plan *p, const hx_backend *be, acc *a, const hx_shape *sh,
-                           hx_entry reference, hx_entry candidate)
+/* Every case and the schedule of one shape on the reference runner; 0 ok. */
+static int reference_shape(hx_eval *ev, hx_job *j)
 {
-    run r;
-    int failed = 0;
-    memset(&r, 0, sizeof(r));
-    r.plan = p, r.sh = sh, r.be = be, r.a = a;
-    if (setup_run(&r) < 0) {
-        add_failure(a, sh->id, "harness", "out of memory for the shape's %d buffer copies", r.K);
-        a->fatal = 1;
-        a->fatal_shape = sh->id;
-        a->env_failed = !g_candidate_started;
-        free_run(&r);
+    char msg[HX_MSG];
+    if (alloc_job(ev, j) != 0) {
+        hx_fail(&ev->a, j->sh->id, "harness", "out of memory for the shape's %d buffer copies",
+                j->K);
+        ev->a.env_failed = 1;
+        return -1;
+    }
+    if (send_shape(ev, j, msg, sizeof(msg)) != 0) {
+        hx_reference_failed(ev, j->sh, "%s", msg);
+        return -1;
+    }
+    for (int si = 0; si < ev->plan->n_seeds; si++)
+        if (run_case(ev, j, si) != 0)
+            return -1;
+    hx_progress("reference-timing", j->sh, (long long)ev->plan->seeds[0]);
+    return hx_schedule(ev, j) == 0 ? 0 : -1;
+}
+
+/* The candidate on one shape; the runner is replaced after any failure. */
+static void candidate_shape(hx_eval *ev, hx_job *j)
+{
+    char msg[HX_MSG];
+    int failed = 0, rc = 0;
+    if (alloc_job(ev, j) != 0) {
+        hx_fail(&ev->a, j->sh->id, "harness", "out of memory for the shape's %d buffer copies",
+                j->K);
         return;
     }
-    for (int j = 0; j < p->n_seeds && !a->fatal; j++) {
-        int bad = correctness(&r, reference, candidate, j);
-        failed |= bad;
-        a->passed += !bad;
+    if ((rc = send_shape(ev, j, msg, sizeof(msg))) != 0) {
+        hx_fail(&ev->a, j->sh->id, "candidate_runtime", "%s", msg);
+        stop_runner(ev);
+        return;
     }
-    if (!failed && !a->fatal && timing(&r, reference, candidate) != 0 && !a->reference_failed)
-        a->passed--; /* the first seed's case failed while being timed */
-    free_run(&r);
-}
-
-static void aggregates(const hx_plan *p, const acc *a, json_t *o)
-{
-    double sl = 0, sll = 0, ss = 0, sls = 0;
-    int n = 0;
-    for (int i = 0; i < p->n_shapes; i++) {
-        json_t *c = json_object_get(a->lat, p->shapes[i].id);
-        json_t *rf = json_object_get(a->ref_lat, p->shapes[i].id);
-        if (!json_is_real(c) || !json_is_real(rf))
-            break;
-        double us = json_real_value(c), sp = json_real_value(rf) / us;
-        sl += us, sll += log(us), ss += sp, sls += log(sp), n++;
+    json_object_set_new(ev->a.copies, j->sh->id, json_integer(j->K));
+    for (int si = 0; si < ev->plan->n_seeds && rc != 2; si++) {
+        rc = run_case(ev, j, si);
+        failed |= rc != 0;
+        ev->a.passed += rc == 0;
     }
-    int all = n == p->n_shapes; /* means over a subset of shapes would mislead: null instead */
-    json_object_set_new(o, "latency_us_geomean", num_or_null(all ? exp(sll / n) : NAN));
-    json_object_set_new(o, "latency_us_arith_mean", num_or_null(all ? sl / n : NAN));
-    json_object_set_new(o, "speedup_vs_ref_geomean", num_or_null(all ? exp(sls / n) : NAN));
-    json_object_set_new(o, "speedup_vs_ref_mean", num_or_null(all ? ss / n : NAN));
-    json_object_set_new(o, "performance_score", num_or_null(all ? ss / n : NAN));
-}
-
-/* Every shape appears in the per-shape maps; unmeasured ones as null. */
-static json_t *shape_map(const hx_plan *p, json_t *m)
-{
-    json_t *o = json_object();
-    for (int i = 0; i < p->n_shapes; i++) {
-        json_t *v = json_object_get(m, p->shapes[i].id);
-        json_object_set_new(o, p->shapes[i].id, v ? json_incref(v) : json_null());
+    if (!failed) {
+        hx_progress("candidate-timing", j->sh, (long long)ev->plan->seeds[0]);
+        if (hx_schedule(ev, j) != 0 || hx_cross_check(ev, j) != 0)
+            failed = 1, ev->a.passed--; /* the first seed's case failed while being timed */
     }
-    return o;
+    if (failed)
+        stop_runner(ev); /* a fresh process for the next shape */
 }
 
-static json_t *result_json(const hx_plan *p, const hx_backend *be, acc *a)
+/* ---- the two phases ---- */
+
+static int reference_phase(hx_eval *ev)
 {
-    json_t *o = json_object(), *seeds = json_array();
-    for (int i = 0; i < p->n_seeds; i++)
-        json_array_append_new(seeds, json_integer(p->seeds[i]));
-    int all_pass = a->passed == a->total && a->total > 0;
-    json_object_set_new(o, "all_pass", json_boolean(all_pass));
-    json_object_set_new(o, "total", json_integer(a->total));
-    json_object_set_new(o, "passed", json_integer(a->passed));
-    json_object_set(o, "failures", a->failures);
-    json_object_set_new(o, "latency_us_by_shape", shape_map(p, a->lat));
-    aggregates(p, a, o);
-    json_object_set_new(o, "max_abs_err", num_or_null(a->compared ? a->max_abs : NAN));
-    json_object_set_new(o, "max_rel_err", num_or_null(a->compared ? a->max_rel : NAN));
-    json_object_set_new(o, "evaluator", json_string(be->evaluator));
-    json_object_set_new(o, "eval_id", json_string(p->eval_id));
-    json_object_set_new(o, "kernel_sha256", json_string(p->kernel_sha256));
-    json_object_set_new(o, "seeds", seeds);
-    json_object_set_new(o, "timing",
-                        json_pack("{s:s, s:i, s:i, s:b, s:o}", "method", be->method, "warmup",
-                                  p->warmup, "reps", p->reps, "l2_flush", be->l2_flush,
-                                  "cv_by_shape", shape_map(p, a->cv)));
-    json_object_set(o, "actionable_diagnostics", a->diags);
-    json_object_set_new(o, "reference_latency_us_by_shape", shape_map(p, a->ref_lat));
-    json_object_set_new(o, "input_copies_by_shape", shape_map(p, a->copies));
-    json_object_set_new(o, "operator", json_string(p->op_name));
-    return o;
+    const hx_plan *p = ev->plan;
+    char msg[HX_MSG];
+    uint64_t rng = ev->secret ^ 0x9E3779B97F4A7C15ull;
+    int st, i;
+    /* No device, no seccomp, no process: the environment's, before any kernel code. */
+    if (start_runner(ev, "./refrun", "the reference", msg, sizeof(msg), &st) != 0) {
+        hx_log("the reference runner did not start: %s", msg);
+        hx_fail(&ev->a, p->shapes[0].id, "harness", "the reference runner did not start: %s", msg);
+        ev->a.env_failed = 1;
+        return -1;
+    }
+    for (i = 0; i < p->n_shapes; i++) {
+        if (layout(ev, &ev->jobs[i], &p->shapes[i]) != 0) {
+            hx_fail(&ev->a, p->shapes[i].id, "harness", "out of memory");
+            ev->a.env_failed = 1;
+            return -1;
+        }
+        choose_checked(ev, &ev->jobs[i], &rng);
+    }
+    for (i = 0; i < p->n_shapes; i++)
+        if (reference_shape(ev, &ev->jobs[i]) != 0)
+            return -1;
+    return 0;
 }
 
-static void emit(json_t *o)
+static void candidate_phase(hx_eval *ev)
 {
-    char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-    hx_emit_result(text);
-    free(text);
+    char msg[HX_MSG];
+    int st;
+    ev->candidate = 1;
+    fprintf(stderr, "%s\n", HX_CANDIDATE_MARK);
+    fflush(stderr);
+    for (int i = 0; i < ev->plan->n_shapes; i++) {
+        if (!ev->have_runner &&
+            start_runner(ev, "./candrun", "the kernel", msg, sizeof(msg), &st) != 0) {
+            hx_fail(&ev->a, ev->plan->shapes[i].id, "candidate_runtime", "%s", msg);
+            stop_runner(ev);
+            continue;
+        }
+        candidate_shape(ev, &ev->jobs[i]);
+    }
 }
 
-static int exit_code(const acc *a)
+static void free_job(hx_job *j, const hx_plan *p)
 {
-    if (a->reference_failed)
-        return HX_EXIT_REFERENCE;
-    if (a->env_failed)
-        return HX_EXIT_ENV;
-    return a->passed == a->total && a->total > 0 ? HX_EXIT_PASS : HX_EXIT_FAIL;
+    const hx_shape *sh = j->sh;
+    if (!sh)
+        return;
+    free_list(j->priv, j->K * sh->n_in);
+    free_list(j->ref_case, p->n_seeds * sh->n_out);
+    free_list(j->ref_timed, j->n_checked * sh->n_out);
+    hx_timed_free(&j->ref);
+    hx_timed_free(&j->cand);
+    free(j->in_off);
+    free(j->out_off);
+    free(j->check_of);
 }
 
-int hx_evaluate(const hx_plan *p, const hx_backend *be, hx_entry reference, hx_entry candidate)
+static int alloc_scratch(hx_eval *ev)
 {
-    acc a;
-    int i, rc;
-    memset(&a, 0, sizeof(a));
-    a.failures = json_array(), a.diags = json_array(), a.lat = json_object();
-    a.cv = json_object(), a.ref_lat = json_object(), a.copies = json_object();
-    a.total = (long long)p->n_shapes * p->n_seeds;
-    for (i = 0; i < p->n_shapes && !a.fatal; i++)
-        evaluate_shape(p, be, &a, &p->shapes[i], reference, candidate);
-    for (; i < p->n_shapes; i++)
-        add_failure(&a, p->shapes[i].id, NULL, "not run: the evaluation stopped at shape %s",
-                    a.fatal_shape);
-    json_t *o = result_json(p, be, &a);
-    emit(o);
-    rc = exit_code(&a);
-    json_decref(o);
-    json_decref(a.failures), json_decref(a.diags), json_decref(a.lat);
-    json_decref(a.cv), json_decref(a.ref_lat), json_decref(a.copies);
+    int n_out = 0;
+    size_t most = 1;
+    for (int i = 0; i < ev->plan->n_shapes; i++) {
+        const hx_shape *sh = &ev->plan->shapes[i];
+        n_out = sh->n_out > n_out ? sh->n_out : n_out;
+        for (int t = 0; t < sh->n_out; t++)
+            most = sh->out[t].bytes > most ? sh->out[t].bytes : most;
+    }
+    ev->got = calloc((size_t)(n_out > 0 ? n_out : 1), sizeof(void *));
+    ev->n_got = n_out;
+    for (int t = 0; ev->got && t < n_out; t++)
+        if (!(ev->got[t] = host_alloc(most)))
+            return -1;
+    return ev->got ? 0 : -1;
+}
+
+int hx_evaluate(const hx_plan *plan, const hx_target *tg)
+{
+    hx_eval ev;
+    char why[512];
+    int rc = HX_EXIT_ENV;
+    memset(&ev, 0, sizeof(ev));
+    ev.plan = plan, ev.tg = tg, ev.max_threads = 1;
+    for (int i = 0; i < plan->n_shapes; i++)
+        if (check_names(&plan->shapes[i], why, sizeof(why)) != 0) {
+            hx_log("plan: %s", why);
+            return HX_EXIT_PLAN;
+        }
+    ev.jobs = calloc((size_t)plan->n_shapes, sizeof(hx_job));
+    if (!ev.jobs || hx_acc_init(&ev.a) != 0 || alloc_scratch(&ev) != 0 || hx_secret(&ev.secret)) {
+        hx_log("out of memory, or no getrandom(2), before any runner started");
+    } else {
+        ev.a.total = (long long)plan->n_shapes * plan->n_seeds;
+        rc = reference_phase(&ev);
+        stop_runner(&ev); /* reaped before any candidate code starts */
+        if (rc == 0)
+            candidate_phase(&ev);
+        stop_runner(&ev);
+        rc = hx_finish(&ev);
+    }
+    for (int i = 0; ev.jobs && i < plan->n_shapes; i++)
+        free_job(&ev.jobs[i], plan);
+    free(ev.jobs);
+    free_list(ev.got, ev.n_got);
+    hx_acc_free(&ev.a);
     return rc;
 }

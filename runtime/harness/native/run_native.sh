@@ -1,10 +1,18 @@
 #!/bin/bash
-# run_native.sh — builds aka's native harness with an operator's reference and a
-# candidate kernel, checks the candidate object, links, and runs the harness.
-# It runs inside the sandbox job directory, where aka shipped (read-only):
-#   aka_native_abi.h harness_core.h harness_plan.c harness_data.c harness_flow.c harness_guard.c
-#   harness.c | harness_cuda.cu   forbidden_symbols.txt   run_native.sh
+# run_native.sh — builds aka's native judge and its two runners, checks the
+# candidate object, and runs the judge. It runs inside the sandbox job directory,
+# where aka shipped (read-only):
+#   aka_native_abi.h harness_core.h harness_proto.h runner.h
+#   harness_plan.c harness_data.c harness_io.c harness_flow.c harness_timing.c
+#   harness_result.c judge_runner.c judge.c runner_loop.c
+#   runner_cpu.c | runner_cuda.cu   forbidden_symbols.txt   run_native.sh
 #   reference.c | reference.cu    kernel.c | kernel.cu    plan.json
+#
+# Three programs, three processes:
+#   judge    the harness sources only: no reference, no candidate object
+#   refrun   the runner loop + the operator's reference
+#   candrun  the runner loop + the candidate kernel
+# The judge runs refrun to completion, then candrun, and alone prints RESULT_JSON.
 #
 # usage: bash run_native.sh c|cuda ARCH ENTRY REF_ENTRY -- OP_FLAG... -- KNOB_FLAG...
 #   ARCH       nvcc -arch value (sm_90, ...); ignored for c
@@ -14,11 +22,11 @@
 #              evaluated by a shell, so a knob value cannot inject a command.
 #
 # Exit status (evaluate.c maps it):
-#   0, 1   the harness ran: RESULT_JSON on stdout, 0 iff every case passed
-#   2      the harness could not read plan.json        3  the reference failed at run time
+#   0, 1   the judge ran: RESULT_JSON on stdout, 0 iff every case passed
+#   2      the judge could not read plan.json          3  the reference failed at run time
 #   4      no memory/device before any kernel code ran
 #   10     a tool is missing (cc, nvcc, nm, objcopy, readelf)
-#   11     the harness or the reference does not build (not the candidate's fault)
+#   11     the judge, a runner or the reference does not build (not the candidate's fault)
 #   12     the candidate does not compile              13 the candidate object breaks the rules
 #   14     the candidate does not link
 # A progress line "aka-native: stage=NAME" goes to stderr before each stage.
@@ -37,10 +45,11 @@ knobs=("$@")
 stage() { echo "aka-native: stage=$1" >&2; }
 die() { echo "aka-native: $2" >&2; exit "$1"; }
 
-CAND=aka_harness_candidate_entry
-REF=aka_harness_reference_entry
+RUN=aka_runner_entry
 CC=${CC:-cc}
 HFLAGS=(-std=c11 -O2 -Wall -Wextra)
+JUDGE=(harness_plan.c harness_data.c harness_io.c harness_flow.c harness_timing.c
+    harness_result.c judge_runner.c judge.c)
 tools=("$CC" nm objcopy readelf)
 [ "$lang" = cuda ] && tools+=(nvcc)
 for t in "${tools[@]}"; do
@@ -53,15 +62,18 @@ else
     ext=c
 fi
 
-# Compile the trusted part first: a failure here is never the candidate's.
+# The trusted programs first: a failure here is never the candidate's. The judge builds
+# in the background while the rest compiles (its messages wait in judge.log).
 stage harness
+$CC "${HFLAGS[@]}" -o judge "${JUDGE[@]}" -ljansson -lm >judge.log 2>&1 &
+judge_build=$!
+trap 'kill "$judge_build" 2>/dev/null' EXIT # an early exit (status 11-14) stops it
+$CC "${HFLAGS[@]}" -c runner_loop.c || die 11 "the runner does not build"
 if [ "$ext" = cu ]; then
-    $CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c harness_guard.c || die 11 "the harness does not build"
-    nvcc "${NVFLAGS[@]}" -O2 -c harness_cuda.cu -o harness_main.o || die 11 "the CUDA harness does not build"
+    nvcc "${NVFLAGS[@]}" -O2 -c runner_cuda.cu -o runner_target.o || die 11 "the CUDA runner does not build"
     nvcc "${NVFLAGS[@]}" "${op_flags[@]}" -c reference.cu -o reference.o || die 11 "reference.cu does not build"
 else
-    $CC "${HFLAGS[@]}" -c harness_plan.c harness_data.c harness_flow.c harness_guard.c harness.c || die 11 "the harness does not build"
-    mv harness.o harness_main.o
+    $CC "${HFLAGS[@]}" -c runner_cpu.c -o runner_target.o || die 11 "the runner does not build"
     $CC -std=c11 "${op_flags[@]}" -c reference.c -o reference.o || die 11 "reference.c does not build"
 fi
 
@@ -72,7 +84,8 @@ else
     $CC -std=c11 "${op_flags[@]}" "${knobs[@]}" -c kernel.c -o kernel.o || exit 12
 fi
 
-# The object rules (docs/evaluator.md, "Native C and CUDA harness").
+# The object rules (docs/evaluator.md, "Native C and CUDA harness"). They are a first
+# layer only: the judge never shares a process with the kernel, whatever it calls.
 stage symbols
 defines() { nm -P --defined-only "$1" | awk -v s="$2" '$1 == s && $2 == "T" { f = 1 } END { exit !f }'; }
 defines reference.o "$ref_entry" || die 11 "reference.$ext does not define the function '$ref_entry'"
@@ -80,33 +93,50 @@ defines kernel.o "$entry" || die 13 "kernel.$ext does not define the function '$
 grep -v '^#' forbidden_symbols.txt | grep -v '^$' > forbidden.re
 bad=$(nm -P -u kernel.o | awk '{print $1}' | grep -Exf forbidden.re | sort -u | tr '\n' ' ')
 [ -z "$bad" ] || die 13 "kernel.$ext calls ${bad% }: a kernel may not read files, the environment or the clock, start processes, use the network, end the process, or leave params->stream (see forbidden_symbols.txt)"
+# A global definition of a function the runner takes from a library, or of a forbidden
+# one, is an interposition attempt (a clock_gettime of its own): refused by name.
+nm -P -u runner_loop.o runner_target.o | awk 'NF > 1 {print $1}' | sort -u > runner_imports.txt
+nm -P -g --defined-only kernel.o | awk '$2 ~ /[A-Z]/ {print $1}' | grep -vxF "$entry" > kernel_defs.txt
+clash=$({ grep -xF -f runner_imports.txt kernel_defs.txt; grep -Exf forbidden.re kernel_defs.txt; } |
+    sort -u | tr '\n' ' ')
+[ -z "$clash" ] || die 13 "kernel.$ext defines ${clash% }: functions of the C library or the runner may not be replaced (interposition); make them static or rename them"
 if [ "$ext" = c ]; then
     readelf -S -W kernel.o | grep -Eq '\.(preinit_array|init_array|ctors|fini_array|dtors)' &&
         die 13 "kernel.c has constructors or destructors (code that runs outside the entry point)"
 else
     # nvcc objects carry C++ names (_Z...) and one unwind helper; any other global is a
-    # C-linkage symbol that could stand in for a library function the harness calls.
+    # C-linkage symbol that could stand in for a library function the runner calls.
     extra=$(nm -P -g --defined-only kernel.o | awk '$2 ~ /[A-Z]/ {print $1}' |
         grep -v -e '^_Z' -e '^DW\.ref\.' | grep -vxF "$entry" | tr '\n' ' ')
     [ -z "$extra" ] || die 13 "kernel.cu defines global C-linkage symbols other than '$entry': ${extra% } (make them static)"
 fi
 
-# Rename both entry points to private names; in C, make every other symbol of the two
-# objects local, so neither can replace a function of the harness or of libc.
-objcopy --redefine-sym "$entry=$CAND" kernel.o kernel.r.o || die 13 "objcopy failed on kernel.o"
-objcopy --redefine-sym "$ref_entry=$REF" reference.o reference.r.o || die 11 "objcopy failed on reference.o"
+# Rename both entry points to the runner's; in C, make every other symbol of the two
+# objects local, so neither can replace a function of the runner or of libc.
+objcopy --redefine-sym "$entry=$RUN" kernel.o kernel.r.o || die 13 "objcopy failed on kernel.o"
+objcopy --redefine-sym "$ref_entry=$RUN" reference.o reference.r.o || die 11 "objcopy failed on reference.o"
 if [ "$ext" = c ]; then
-    objcopy --keep-global-symbol="$CAND" kernel.r.o || die 13 "objcopy failed on kernel.o"
-    objcopy --keep-global-symbol="$REF" reference.r.o || die 11 "objcopy failed on reference.o"
+    objcopy --keep-global-symbol="$RUN" kernel.r.o || die 13 "objcopy failed on kernel.o"
+    objcopy --keep-global-symbol="$RUN" reference.r.o || die 11 "objcopy failed on reference.o"
 fi
 
 stage link
-objs=(harness_main.o harness_plan.o harness_data.o harness_flow.o harness_guard.o reference.r.o kernel.r.o)
 if [ "$ext" = cu ]; then
-    nvcc "${NVFLAGS[@]}" "${op_flags[@]}" -o harness "${objs[@]}" -ljansson -lm || exit 14
+    nvcc "${NVFLAGS[@]}" "${op_flags[@]}" -o refrun runner_loop.o runner_target.o reference.r.o -lm ||
+        die 11 "the reference runner does not link"
+    nvcc "${NVFLAGS[@]}" "${op_flags[@]}" -o candrun runner_loop.o runner_target.o kernel.r.o -lm || exit 14
 else
-    $CC "${op_flags[@]}" -o harness "${objs[@]}" -ljansson -lm || exit 14
+    $CC "${op_flags[@]}" -o refrun runner_loop.o runner_target.o reference.r.o -lm ||
+        die 11 "the reference runner does not link"
+    $CC "${op_flags[@]}" -o candrun runner_loop.o runner_target.o kernel.r.o -lm || exit 14
 fi
 
+if ! wait "$judge_build"; then
+    stage harness
+    cat judge.log >&2
+    die 11 "the judge does not build"
+fi
+cat judge.log >&2
+trap - EXIT
 stage run
-exec ./harness plan.json
+exec ./judge plan.json "$lang"

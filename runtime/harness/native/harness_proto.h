@@ -1,0 +1,153 @@
+/*
+ * harness_proto.h — the shared-memory protocol between aka's native judge and
+ * its two runners (the reference runner and the candidate runner).
+ *
+ * The judge creates one memfd per runner and hands it over as descriptor
+ * HP_FD; nothing else is shared. The mapping holds, in order:
+ *
+ *   [hp_ctl, 4 KiB]  the handshake words and one request / reply
+ *   [hp_desc]        the current shape: ids, dims, params, tensor shapes and the
+ *                    offset of every tensor of every slot in this mapping
+ *   [data]           the tensors of every slot, each aligned to HP_DATA_ALIGN
+ *
+ * One request is one cycle of four words, each on its own cache line:
+ *
+ *   judge                                    runner
+ *   arm = n; wake arm                        (asleep on arm)
+ *                                            ready = n
+ *   sees ready; t_go = clock; go = n         (spinning on go)
+ *                                            runs the request; done = n
+ *   sees done; t_done = clock                futex-waits on arm (asleep)
+ *
+ * A waiter spins for a bounded time and then sleeps in FUTEX_WAIT after
+ * setting the word's `sleeping` flag; the other side wakes it only when that
+ * flag is set, so the fast path makes no system call inside the timed
+ * interval. The runner must be asleep between requests: the judge checks it
+ * (its CPU clock does not move), which is why the runner never spins on arm.
+ *
+ * The runner sees only what a kernel needs: shapes, dims, params, tensor
+ * names, dtypes and bytes. Never tolerances, seeds, reference outputs, or
+ * which runs are checked; those stay in the judge's private memory.
+ *
+ * Header-only and C11 (used by judge and runner C files; the CUDA backend
+ * does not need it).
+ */
+#ifndef AKA_HARNESS_PROTO_H
+#define AKA_HARNESS_PROTO_H
+
+#include "aka_native_abi.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HP_MAGIC       0x6a616b61u /* "akaj" */
+#define HP_VERSION     1u
+#define HP_FD          3 /* the memfd in a runner */
+#define HP_NAME        128
+#define HP_MAX_TENSORS 64
+#define HP_MAX_VALUES  64
+#define HP_MAX_SLOTS   64
+#define HP_CTL_BYTES   4096
+#define HP_DATA_ALIGN  4096
+
+/* Requests, in ctl.req. */
+enum { HP_REQ_SETUP = 1, HP_REQ_SHAPE, HP_REQ_PREP, HP_REQ_CALL, HP_REQ_FETCH };
+
+/* Reply statuses besides the entry's own AKA_* return values. */
+#define HP_ST_DEVICE_ERROR (-1001) /* the device context is unusable */
+#define HP_ST_OFF_STREAM   (-1002) /* work left outside params->stream */
+#define HP_ST_NO_DEVICE    (-1003) /* SETUP: no device visible */
+#define HP_ST_NO_MEMORY    (-1004) /* SHAPE: the slots do not fit */
+#define HP_ST_BAD_REQUEST  (-1005) /* the descriptor or request is inconsistent */
+
+/* One handshake word on its own cache line. */
+typedef struct hp_word {
+    uint32_t v;
+    uint32_t sleeping; /* the waiter is (about to be) in FUTEX_WAIT on v */
+    char pad[56];
+} hp_word;
+
+typedef struct hp_ctl {
+    uint32_t magic, version;
+    char pad0[56];
+    hp_word arm, ready, go, done;
+    int32_t req, slot; /* request (judge) */
+    int32_t status;    /* reply (runner) */
+    int32_t pad1;
+    double reported_us;  /* CALL: the runner's own measurement */
+    int64_t device_free; /* SETUP: free device memory in bytes; 0 on the CPU */
+    char error[512];     /* reply text for a non-zero status */
+} hp_ctl;
+
+typedef struct hp_value {
+    char name[HP_NAME];
+    int32_t is_float, pad;
+    int64_t i;
+    double f;
+} hp_value;
+
+typedef struct hp_tensor {
+    char name[HP_NAME];
+    int32_t dtype, ndim;
+    int64_t shape[AKA_MAX_DIMS];
+    uint64_t bytes;
+    uint32_t poison; /* the byte outputs are filled with before a call */
+    uint32_t pad;
+} hp_tensor;
+
+typedef struct hp_desc {
+    char shape_id[HP_NAME];
+    int32_t n_dims, n_params, n_in, n_out, slots, pad;
+    hp_value dims[HP_MAX_VALUES], params[HP_MAX_VALUES];
+    hp_tensor in[HP_MAX_TENSORS], out[HP_MAX_TENSORS];
+    uint64_t in_off[HP_MAX_SLOTS][HP_MAX_TENSORS]; /* from the start of the mapping */
+    uint64_t out_off[HP_MAX_SLOTS][HP_MAX_TENSORS];
+} hp_desc;
+
+#define HP_DESC_BYTES (((sizeof(hp_desc) + HP_DATA_ALIGN - 1) / HP_DATA_ALIGN) * HP_DATA_ALIGN)
+#define HP_DATA_START ((uint64_t)HP_CTL_BYTES + HP_DESC_BYTES)
+
+static inline uint32_t hp_load(const uint32_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
+
+static inline void hp_store(uint32_t *p, uint32_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline void hp_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* FUTEX_WAIT on a shared mapping (no FUTEX_PRIVATE_FLAG: two processes). */
+static inline long hp_futex_wait(uint32_t *p, uint32_t seen, const struct timespec *timeout)
+{
+    return syscall(SYS_futex, p, FUTEX_WAIT, seen, timeout, NULL, 0);
+}
+
+/* Wake every waiter; returns how many were woken. */
+static inline long hp_futex_wake(uint32_t *p)
+{
+    return syscall(SYS_futex, p, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Publish v in w and wake its waiter if it sleeps. */
+static inline void hp_signal(hp_word *w, uint32_t v)
+{
+    hp_store(&w->v, v);
+    if (hp_load(&w->sleeping))
+        hp_futex_wake(&w->v);
+}
+
+#endif

@@ -1,0 +1,279 @@
+/*
+ * harness_timing.c — the timed schedule, run the same way for the reference
+ * runner and the candidate runner, and the cross-checks of the candidate's
+ * timing against the reference's.
+ *
+ * Schedule, per shape: warm-up runs, then timed runs, on K slots (run r uses
+ * slot r mod K, so consecutive runs never share an address). Every run gets
+ * FRESH inputs from the evaluation's secret seed (getrandom, never written
+ * anywhere a runner can read before its run), written while the runner sleeps,
+ * and poisoned outputs, both written with stores that bypass the caches
+ * (hx_stream_copy), so each run starts from memory as a kernel does in a real
+ * program, and no run finds what the judge just wrote in the judge's cache. After
+ * every run the inputs must be the judge's copy, bit for bit. A secret sample of the timed
+ * runs (hx_job.check_of; every run when the outputs fit in 128 MiB) is checked
+ * against the reference runner's outputs for the same inputs, which it computed
+ * in the reference phase. The runner cannot tell a checked run from another.
+ *
+ * Latency: on the CPU the judge's own clock around the call (go → done), on a
+ * device the runner's CUDA events. Cross-checks (hx_cross_check), each a
+ * failure named "timing tampered":
+ *   - every timed run: the runner's own number must lie inside the judge's
+ *     window around the call (it is measured inside it);
+ *   - per shape, against the reference runner's distribution (phases[] below):
+ *     the gap between the judge's window and the runner's number (a patched
+ *     clock, events that do not cover the work); the runner's CPU time per
+ *     call beyond the window (work moved before the call, after it, or between
+ *     calls: the kernel's accounting sees it wherever it runs); on a device the
+ *     PREP and FETCH requests (work hidden in the copies).
+ * Reference and candidate go through the same code, the same requests and the
+ * same waits, so an honest kernel sees the reference's distribution. Runs in
+ * which the judge itself was preempted (it may have seen "done" late) are left
+ * out of every statistic, the latency included.
+ */
+#define _GNU_SOURCE
+#include "harness_core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HX_MSG   1536
+#define SPREAD_K 4.0
+/* A timed run counts as clean when the judge lost at most this much of its window to
+ * preemption (us, or this fraction of the window); the statistics use clean runs only,
+ * unless fewer than a quarter of the runs (and 3) are clean. */
+#define HX_DISTURB_US  2.0
+#define HX_DISTURB_REL 0.005
+
+/*
+ * Limits: the candidate's statistic must not exceed the reference's median plus
+ * max(SPREAD_K x (reference p90 - median), floor, rel x reference median). The
+ * statistic is the median, except for the CPU gap: there the runner's own clock is
+ * informative only (the judge's window is the latency), so a low quantile (q) is enough
+ * to see a patched clock and stays clear of a loaded box's preemptions.
+ */
+static const struct {
+    const char *name, *what;
+    double q, floor_cpu, floor_dev, rel;
+} phases[HX_PH_N] = {
+    [HX_PH_GAP] = {"gap", "the runner's own clock missed part of each call", 0.1, 5, 20, 0},
+    [HX_PH_EXCESS] = {"excess_cpu",
+                      "the kernel's process used more CPU time per call than the judge's window "
+                      "around it (work moved before or after the timed call)",
+                      0.5, 30, 30, 0},
+    [HX_PH_PREP] = {"prep",
+                    "the request before each timed call (inputs to the device, poison, L2 flush) "
+                    "took longer than the reference's",
+                    0.5, 0, 50, 0.25},
+    [HX_PH_FETCH] = {"fetch",
+                     "the request after each timed call (outputs back from the device) took longer "
+                     "than the reference's",
+                     0.5, 0, 50, 0.25},
+};
+
+int hx_timed_alloc(hx_timed *t, int reps)
+{
+    double **all[] = {&t->latency, &t->reported, &t->window, &t->ph[0],
+                      &t->ph[1],   &t->ph[2],    &t->ph[3]};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (!(*all[i] = calloc((size_t)reps, sizeof(double))))
+            return -1;
+    return (t->clean = calloc((size_t)reps, sizeof(int))) ? 0 : -1;
+}
+
+void hx_timed_free(hx_timed *t)
+{
+    free(t->latency);
+    free(t->reported);
+    free(t->window);
+    for (int i = 0; i < HX_PH_N; i++)
+        free(t->ph[i]);
+    free(t->clean);
+    memset(t, 0, sizeof(*t));
+}
+
+static void record(hx_eval *ev, hx_timed *tm, int k, const hx_call *c, double prep, double fetch)
+{
+    double rep = isfinite(c->reported_us) ? c->reported_us : -1;
+    tm->window[k] = c->window_us;
+    tm->clean[k] = c->disturbed_us <= fmax(HX_DISTURB_US, HX_DISTURB_REL * c->window_us);
+    tm->reported[k] = rep;
+    tm->latency[k] = ev->tg->device ? rep : c->window_us;
+    tm->ph[HX_PH_GAP][k] = c->window_us - rep;
+    /* Negative only when the runner was preempted inside the window, which hides nothing:
+     * clamped, so a loaded machine's preemptions do not drag the reference's baseline down. */
+    tm->ph[HX_PH_EXCESS][k] = fmax(0, c->cpu_us - c->window_us);
+    tm->ph[HX_PH_PREP][k] = prep;
+    tm->ph[HX_PH_FETCH][k] = fetch;
+}
+
+static void run_name(const hx_plan *p, int r, char *out, size_t n)
+{
+    if (r < p->warmup)
+        snprintf(out, n, "warm-up run %d of %d", r + 1, p->warmup);
+    else
+        snprintf(out, n, "timed run %d of %d", r - p->warmup + 1, p->reps);
+}
+
+/* After run r on slot s: inputs, then (checked runs) the outputs. 0 when fine. */
+static int after_run(hx_eval *ev, hx_job *j, int r, int s)
+{
+    const hx_shape *sh = j->sh;
+    const hx_plan *p = ev->plan;
+    char msg[HX_MSG], what[64];
+    int ci = j->check_of[r];
+    run_name(p, r, what, sizeof(what));
+    if (ev->candidate && hx_check_inputs(ev, j, s, msg, sizeof(msg))) {
+        hx_fail(&ev->a, sh->id, NULL,
+                "inputs modified during a %s (shape %s, %s): %s; inputs are read-only",
+                r < p->warmup ? "warm-up run" : "timed run", sh->id, what, msg);
+        return 1;
+    }
+    if (ci < 0)
+        return 0;
+    void **want = j->ref_timed + ci * sh->n_out;
+    if (!ev->candidate) {
+        for (int t = 0; t < sh->n_out; t++)
+            memcpy(want[t], ev->run.base + j->out_off[s * sh->n_out + t], sh->out[t].bytes);
+        return 0;
+    }
+    if (hx_check_outputs(ev, j, s, want, msg, sizeof(msg))) {
+        hx_fail(&ev->a, sh->id, NULL, "output of a timed run is wrong (shape %s, %s): %s", sh->id,
+                what, msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* Fresh inputs for run r and poisoned outputs in slot s (written past every cache). */
+static void prepare(hx_eval *ev, hx_job *j, int r, int s)
+{
+    hx_load_slot(ev, j, s, ev->secret, 1 + (uint32_t)r);
+    hx_poison_slot(ev, j, s);
+}
+
+int hx_schedule(hx_eval *ev, hx_job *j)
+{
+    const hx_plan *p = ev->plan;
+    int n = p->warmup + p->reps;
+    hx_timed *tm = ev->candidate ? &j->cand : &j->ref;
+    for (int r = 0; r < n; r++) {
+        int s = r % j->K, rc;
+        double prep = 0, fetch = 0;
+        char msg[HX_MSG], what[64];
+        hx_call c;
+        prepare(ev, j, r, s);
+        if ((rc = hx_run_slot(ev, s, &c, &prep, &fetch, msg, sizeof(msg))) != 0) {
+            run_name(p, r, what, sizeof(what));
+            if (!ev->candidate)
+                hx_reference_failed(ev, j->sh, "%s: %s", what, msg);
+            else
+                hx_fail(&ev->a, j->sh->id, "candidate_runtime", "%s: %s", what, msg);
+            return rc;
+        }
+        if (after_run(ev, j, r, s) != 0)
+            return 1;
+        if (r >= p->warmup)
+            record(ev, tm, r - p->warmup, &c, prep, fetch);
+    }
+    return 0;
+}
+
+/* ---- cross-checks ---- */
+
+/* The clean samples of v (all of them when too few are clean); returns how many. */
+static int pick(const hx_timed *t, const double *v, int reps, double *out)
+{
+    int n = 0;
+    for (int k = 0; k < reps; k++)
+        if (t->clean[k])
+            out[n++] = v[k];
+    if (n >= 3 && n >= reps / 4)
+        return n;
+    memcpy(out, v, (size_t)reps * sizeof(double));
+    return reps;
+}
+
+static double picked_quantile(const hx_timed *t, const double *v, int reps, double q, double *buf)
+{
+    int n = pick(t, v, reps, buf);
+    return hx_quantile(buf, n, q);
+}
+
+static double phase_limit(const hx_eval *ev, int ph, const hx_job *j, double *buf)
+{
+    int n = pick(&j->ref, j->ref.ph[ph], ev->plan->reps, buf);
+    double med = hx_median(buf, n), p90 = hx_quantile(buf, n, 0.9);
+    double floor_us = ev->tg->device ? phases[ph].floor_dev : phases[ph].floor_cpu;
+    return med + fmax(SPREAD_K * (p90 - med), fmax(floor_us, phases[ph].rel * med));
+}
+
+/* The runner's own number must lie inside the judge's window: it was taken inside it. */
+static int check_runs(hx_eval *ev, hx_job *j)
+{
+    const hx_timed *c = &j->cand;
+    for (int k = 0; k < ev->plan->reps; k++) {
+        double slack = fmax(1.0, 1e-3 * c->window[k]);
+        if (c->reported[k] >= 0 && c->reported[k] <= c->window[k] + slack)
+            continue;
+        hx_fail(&ev->a, j->sh->id, NULL,
+                "timing tampered: timed run %d of %d: the runner reported %.3f us, but the "
+                "judge's clock saw %.3f us around the whole call",
+                k + 1, ev->plan->reps, c->reported[k], c->window[k]);
+        return 1;
+    }
+    return 0;
+}
+
+static int count_clean(const hx_timed *t, int reps)
+{
+    int n = 0;
+    for (int k = 0; k < reps; k++)
+        n += t->clean[k];
+    return n;
+}
+
+/* The candidate's timing against the reference's; the shape's numbers into the result. */
+int hx_cross_check(hx_eval *ev, hx_job *j)
+{
+    const char *id = j->sh->id;
+    int reps = ev->plan->reps, bad = check_runs(ev, j), n;
+    double *buf = malloc((size_t)reps * sizeof(double));
+    json_t *o = json_pack("{s:i, s:i}", "clean_runs", count_clean(&j->cand, reps),
+                          "reference_clean_runs", count_clean(&j->ref, reps));
+    if (!buf)
+        return 1;
+    for (int ph = 0; ph < HX_PH_N; ph++) {
+        if (!ev->tg->device && (ph == HX_PH_PREP || ph == HX_PH_FETCH))
+            continue;
+        double q = ev->tg->device ? 0.5 : phases[ph].q;
+        double got = picked_quantile(&j->cand, j->cand.ph[ph], reps, q, buf);
+        double ref = picked_quantile(&j->ref, j->ref.ph[ph], reps, 0.5, buf);
+        double lim = phase_limit(ev, ph, j, buf);
+        json_object_set_new(o, phases[ph].name,
+                            json_pack("{s:f, s:f, s:f, s:f}", "quantile", q, "candidate_us", got,
+                                      "reference_median_us", ref, "limit_us", lim));
+        if (got <= lim || bad++)
+            continue;
+        hx_fail(&ev->a, id, NULL,
+                "timing tampered: %s (%s %.1f us over %d timed runs; the reference's runner: "
+                "median %.1f us through the same path; limit %.1f us)",
+                phases[ph].what, q == 0.5 ? "median" : "10th percentile", got, reps, ref, lim);
+    }
+    json_object_set_new(ev->a.cross, id, o);
+    json_object_set_new(ev->a.checked, id, json_integer(j->n_checked));
+    json_object_set_new(ev->a.runner_lat, id,
+                        json_real(picked_quantile(&j->cand, j->cand.reported, reps, 0.5, buf)));
+    if (!bad) {
+        double lat = picked_quantile(&j->cand, j->cand.latency, reps, 0.5, buf);
+        double ref = picked_quantile(&j->ref, j->ref.latency, reps, 0.5, buf);
+        n = pick(&j->cand, j->cand.latency, reps, buf);
+        json_object_set_new(ev->a.lat, id, json_real(fmax(lat, 1e-3)));
+        json_object_set_new(ev->a.ref_lat, id, json_real(fmax(ref, 1e-3)));
+        json_object_set_new(ev->a.cv, id, json_real(hx_cv(buf, n)));
+    }
+    free(buf);
+    return bad ? 1 : 0;
+}
