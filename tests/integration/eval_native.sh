@@ -265,7 +265,7 @@ job_procs() {
 }
 harness_running() {
     local d
-    for d in $(job_procs); do [ "$(cat "$d/comm" 2>/dev/null)" = harness ] && return 0; done
+    for d in $(job_procs); do [ "$(cat "$d/comm" 2>/dev/null)" = candrun ] && return 0; done
     return 1
 }
 for sig in INT TERM; do
