@@ -140,6 +140,7 @@ typedef struct hx_runner {
     uint32_t seq;
     clockid_t cpu;      /* its process CPU clock */
     double cpu_idle_us; /* that clock when it was last seen asleep (exact then) */
+    double expect_us;   /* the window of its last call of this shape: how long to doze */
     int exited, wstatus;
 } hx_runner;
 

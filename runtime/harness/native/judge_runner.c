@@ -15,8 +15,10 @@
  * and spins at most RN_GO_SPIN_US waiting for go, so that CPU time exceeds the
  * window by a few microseconds only. The thread count comes from the /proc read.
  *
- * Waiting: a spin with a pause instruction for up to 5 ms (the judge and the
- * runners sit on different CPUs, see hx_pin), then FUTEX_WAIT in 10 ms slices;
+ * Waiting: for a call expected to take over 1 ms (the previous call's window),
+ * FUTEX_WAIT first through 80% of it less 200 us; then a spin with a pause
+ * instruction for up to 5 ms (the judge and the runners sit on different CPUs,
+ * see hx_pin), then FUTEX_WAIT in 10 ms slices;
  * between slices, and every ~1024 spins, waitpid tells whether the runner died.
  * The judge never yields while it times: a yield hands its CPU to another task
  * for a whole time slice, and the window would hold that slice. It still can be
@@ -40,6 +42,8 @@
 #include <unistd.h>
 
 #define SPIN_US        5000.0
+#define DOZE_MIN_US    1000.0 /* calls expected shorter than this are spun on from the start */
+#define DOZE_MARGIN_US 200.0
 #define SLEEP_SLICE_NS 10000000L
 
 /* ---- start and stop ---- */
@@ -211,12 +215,30 @@ static int wait_asleep(hx_runner *r, hx_call *c)
     }
 }
 
+/* Sleep on w (FUTEX_WAIT) for at most us, unless it already holds n. */
+static void doze(hp_word *w, uint32_t n, double us, double *slept)
+{
+    uint32_t v = hp_load(&w->v);
+    struct timespec t = {(time_t)(us / 1e6), (long)(us - 1e6 * (double)(time_t)(us / 1e6)) * 1000};
+    double s0 = hx_now_us();
+    if (v == n || us <= 0)
+        return;
+    hp_store(&w->sleeping, 1);
+    if (hp_load(&w->v) == v)
+        hp_futex_wait(&w->v, v, &t);
+    *slept += hx_now_us() - s0;
+}
+
 /* Wait until the runner publishes n in w; -1 when it died first. *slept gets the wall
- * time spent asleep in FUTEX_WAIT (voluntarily off the CPU). */
-static int wait_word(hx_runner *r, hp_word *w, uint32_t n, double *slept)
+ * time spent asleep in FUTEX_WAIT (voluntarily off the CPU). A call expected to take
+ * expect_us first sleeps through most of it, so that long calls do not keep the judge
+ * spinning on a CPU the machine may need; the runner's done wakes it if it ends early. */
+static int wait_word(hx_runner *r, hp_word *w, uint32_t n, double expect_us, double *slept)
 {
     double t0 = hx_now_us();
     *slept = 0;
+    if (expect_us > DOZE_MIN_US)
+        doze(w, n, 0.8 * expect_us - DOZE_MARGIN_US, slept);
     for (unsigned i = 1; hp_load(&w->v) != n; i++) {
         hp_pause();
         if (i % 1024)
@@ -279,7 +301,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     hp_store(&ctl->arm.v, n);
     if (hp_futex_wake(&ctl->arm.v) < 1 && n > 1)
         c->waiting = 0; /* it was not asleep on the request word */
-    if (wait_word(r, &ctl->ready, n, &slept) < 0) {
+    if (wait_word(r, &ctl->ready, n, 0, &slept) < 0) {
         c->outcome = HX_CALL_DIED;
         return -1;
     }
@@ -287,12 +309,16 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     t_go = hx_now_us();
     c->wake_us = t_go - t_arm;
     hp_signal(&ctl->go, n);
-    if (wait_word(r, &ctl->done, n, &slept) < 0) {
+    if (wait_word(r, &ctl->done, n, req == HP_REQ_CALL ? r->expect_us : 0, &slept) < 0) {
         c->outcome = HX_CALL_DIED;
         return -1;
     }
     t_done = hx_now_us();
     c->window_us = t_done - t_go;
+    if (req == HP_REQ_CALL)
+        r->expect_us = c->window_us;
+    else if (req == HP_REQ_SHAPE)
+        r->expect_us = 0;
     /* Time the judge was off its CPU without choosing to be: it may have seen done late. */
     c->disturbed_us = c->window_us - (thread_cpu_us() - cpu0) - slept;
     c->outcome = wait_asleep(r, c);
