@@ -1,0 +1,125 @@
+"""The judge's check of the latency a runner reports against the judge's own clock.
+
+This file owns the "timing tampered" verdict. A runner times each call by its
+own clock (CUDA events or perf_counter, timing.py), and a candidate runner
+runs hostile code, so the figure it reports may be forged: a patched
+``time.perf_counter``, ``Event.elapsed_time``, or the harness's own functions.
+The judge therefore measures, with ``time.perf_counter_ns`` in its own process,
+the wall time from sending each ``go`` request to holding the complete reply,
+outputs included. For every timed call:
+
+* ``reported <= wall``: the runner's window lies strictly inside the judge's
+  (the request arrives before the runner starts its clock, the reply leaves
+  after it stops), so a larger figure is impossible for honest code
+  (IMPOSSIBLE_SLACK absorbs event-timer granularity);
+* ``gap = wall - reported`` is the cost of the path around the call: the pipe
+  round trip, the L2 flush and the device synchronize on a GPU, and sending
+  the outputs. It does not depend on how long the call takes (on a GPU the
+  flush covers the host's launch latency), so for the same shape it is the
+  same for every honest callable. The reference, timed through the very same
+  path on the same shapes before the candidate started, gives its
+  distribution. A candidate that under-reports by H microseconds on the calls
+  that set its median raises its median gap by H.
+
+The shape fails when the candidate's median gap exceeds the reference's by more
+than max(GAP_ABS_US, GAP_REL x reference median gap, GAP_SPREAD_K x the
+reference's spread (90th percentile - median)). The medians make the check
+blind to a few preempted calls on either side. The constants, per device
+type, are chosen from measured honest runs (docs/evaluator.md, "Timing
+cross-check"): large enough that no honest run tripped them, small enough
+that hiding a call's time stays visible. Time hidden below the limit is not
+caught; the limit is reported in the result so the resolution is explicit.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+IMPOSSIBLE_SLACK_US = 2.0
+IMPOSSIBLE_SLACK_REL = 1e-3
+
+# (absolute µs, relative to the reference's median gap, multiple of its spread)
+GAP_LIMITS = {"cpu": (300.0, 0.5, 3.0), "cuda": (30.0, 0.25, 3.0)}
+
+
+@dataclass
+class Samples:
+    """Per timed call: what the runner reported and what the judge's clock saw (µs)."""
+
+    reported: list[float] = field(default_factory=list)
+    wall: list[float] = field(default_factory=list)
+
+    def add(self, reported: float, wall: float) -> None:
+        self.reported.append(reported)
+        self.wall.append(wall)
+
+    @property
+    def gaps(self) -> list[float]:
+        return [w - r for r, w in zip(self.reported, self.wall)]
+
+    @property
+    def median_us(self) -> Optional[float]:
+        return statistics.median(self.reported) if self.reported else None
+
+    @property
+    def cv(self) -> Optional[float]:
+        if len(self.reported) < 2:
+            return None
+        mean = statistics.fmean(self.reported)
+        return statistics.stdev(self.reported) / mean if mean > 0 else None
+
+
+def valid_report(value: Any) -> bool:
+    """A figure a runner may report: a finite, non-negative number."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value >= 0)
+
+
+def _quantile(values: list[float], q: float) -> float:
+    s = sorted(values)
+    pos = q * (len(s) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    reason: str = ""
+    gap_us: Optional[float] = None
+    ref_gap_us: Optional[float] = None
+    limit_us: Optional[float] = None
+
+
+def gap_limit(ref: Samples, device_type: str) -> tuple[float, float]:
+    """(the reference's median gap, the largest median gap a candidate may show)."""
+    abs_us, rel, spread_k = GAP_LIMITS.get(device_type, GAP_LIMITS["cuda"])
+    gaps = ref.gaps
+    base = statistics.median(gaps)
+    spread = max(0.0, _quantile(gaps, 0.9) - base)
+    return base, base + max(abs_us, rel * max(base, 0.0), spread_k * spread)
+
+
+def check(cand: Samples, ref: Optional[Samples], device_type: str) -> Verdict:
+    """The cross-check of one shape on one rank."""
+    for i, (r, w) in enumerate(zip(cand.reported, cand.wall)):
+        if r > w * (1 + IMPOSSIBLE_SLACK_REL) + IMPOSSIBLE_SLACK_US:
+            return Verdict(False, f"timing tampered: timed run {i} reported {r:.2f} us but the "
+                                  f"judge's clock measured only {w:.2f} us around the whole call")
+    if not cand.reported:
+        return Verdict(True)
+    gap = statistics.median(cand.gaps)
+    if ref is None or not ref.reported:
+        return Verdict(True, "", gap)
+    base, limit = gap_limit(ref, device_type)
+    if gap > limit:
+        return Verdict(False, f"timing tampered: the judge's clock saw {gap:.1f} us per timed "
+                              f"call (median) beyond the {cand.median_us:.2f} us the candidate "
+                              f"reported, where the reference through the same path shows "
+                              f"{base:.1f} us (limit {limit:.1f} us): the reported latency "
+                              f"leaves out time the call took", gap, base, limit)
+    return Verdict(True, "", gap, base, limit)
