@@ -86,7 +86,15 @@ class ShapeData:
     pool: list[list[Any]] = field(default_factory=list)  # input sets, per rank
     order: list[int] = field(default_factory=list)  # pool index of each timed run
     sampled: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # run → ref outputs
-    ref_samples: Optional[list[xc.Samples]] = None  # per rank
+    ref_timed: Optional["Timed"] = None
+
+
+@dataclass
+class Timed:
+    """What the judge saw of one role's timed runs of a shape."""
+
+    wall: list[xc.Samples]  # per rank
+    cpu: xc.CpuSamples = field(default_factory=xc.CpuSamples)  # the group's, CPU device only
 
 
 @dataclass
@@ -166,6 +174,15 @@ def _tree_bytes(value: Any) -> int:
     if isinstance(value, (list, tuple)):
         return sum(_tree_bytes(v) for v in value)
     return 0
+
+
+def _slowest(per_rank: list[xc.Samples]) -> tuple[Optional[float], Optional[float]]:
+    """A shape's latency and CV: the slowest rank's, None when a rank has none."""
+    meds = [s.median_us for s in per_rank]
+    cvs = [s.cv for s in per_rank]
+    lat = max(m for m in meds if m is not None) if meds and None not in meds else None
+    cv = max(c for c in cvs if c is not None) if cvs and None not in cvs else None
+    return lat, cv
 
 
 def _round1(v: Optional[float]) -> Optional[float]:
@@ -367,13 +384,13 @@ class Judge:
             self._fail(sid, Failure(sid, "reference_runtime", f"shape {sid}: {exc}"))
             return
         try:
-            samples, why = self._timed_runs(group, data, "reference")
+            timed, why = self._timed_runs(group, data, "reference")
         except _JudgeFailure as exc:
-            samples, why = [], str(exc)
+            timed, why = Timed([]), str(exc)
         if why:
             self.result.diagnose("timing", f"shape {sid}: timing the reference failed: {why}", sid)
             return
-        data.ref_samples = samples
+        data.ref_timed = timed
 
     # ---- timed runs (both roles) ------------------------------------------------------
 
@@ -392,42 +409,53 @@ class Judge:
         return None
 
     def _timed_runs(self, group: RunnerGroup, data: ShapeData,
-                    role: str) -> tuple[list[xc.Samples], Optional[str]]:
-        """Warm up, then every timed run on its fresh inputs; (samples per rank, error)."""
+                    role: str) -> tuple[Timed, Optional[str]]:
+        """Warm up, then every timed run on its fresh inputs; (what was seen, error)."""
+        timed = Timed([xc.Samples() for _ in range(self.world)])
         why = self._prepare(group, data, role)
         if why:
-            return [], why
-        samples = [xc.Samples() for _ in range(self.world)]
+            return timed, why
         cand = role == "candidate"
+        on_cpu = self.device == "cpu"
         for run in range(self.reps):
             inputs = data.pool[data.order[run]]
             deadline = self._deadline() if cand else None
             err = _first_error(_replies(group, group.request(
                 [{"op": "stage", "inputs": inputs[r]} for r in range(self.world)], deadline)))
             if err:
-                return samples, f"{_rank(err, self.world)}{err.get('message')}"
+                return timed, f"{_rank(err, self.world)}{err.get('message')}"
             deadline = self._deadline() if cand else None
+            cpu0 = group.cpu_ns() if on_cpu else 0
             t0 = time.perf_counter_ns()
             group.send([{"op": "go"}] * self.world, deadline)
             msgs = group.recv(deadline)
-            why = self._take_run(group, data, run, msgs, t0, samples, role)
+            cpu_us = (group.cpu_ns() - cpu0) / 1000.0 if on_cpu else None
+            why = self._take_run(group, data, run, msgs, t0, cpu_us, timed, role)
             if why:
-                return samples, why
-        return samples, None
+                return timed, why
+        return timed, None
 
     def _take_run(self, group: RunnerGroup, data: ShapeData, run: int, msgs: list[Message],
-                  t0: int, samples: list[xc.Samples], role: str) -> Optional[str]:
+                  t0: int, cpu_us: Optional[float], timed: Timed, role: str) -> Optional[str]:
         """Record one timed run; for the candidate, check its inputs and sampled outputs."""
         replies = _replies(group, msgs)
         err = _first_error(replies)
         if err:
             return f"{_rank(err, self.world)}{err.get('message')}"
+        reported, incall = [], 0.0
         for r, (m, rep) in enumerate(zip(msgs, replies)):
             us = rep.get("us")
             if not xc.valid_report(us):
                 raise _Tampered(f"timing tampered: shape {data.sid}: timed run {run} "
                                 f"reported {str(us)[:40]!r} as its latency")
-            samples[r].add(float(us), (m.arrived_ns - t0) / 1000.0)
+            timed.wall[r].add(float(us), (m.arrived_ns - t0) / 1000.0)
+            reported.append(float(us))
+            cpu_in = rep.get("cpu_us")
+            incall += float(cpu_in) if xc.valid_report(cpu_in) else 0.0
+        if cpu_us is not None:
+            timed.cpu.cpu.append(cpu_us)
+            timed.cpu.reported.append(max(reported))
+            timed.cpu.incall.append(incall)
         if role != "candidate":
             return None
         self.stats.timed_runs += 1
@@ -633,36 +661,39 @@ class Judge:
         sid = data.sid
         rec = self.records[sid]
         self.stats.distinct_inputs += len(data.pool)
-        samples, why = self._timed_runs(group, data, "candidate")
+        timed, why = self._timed_runs(group, data, "candidate")
         if why:
             self._fail(sid, Failure(sid, "timing", f"shape {sid}: timing the candidate failed: "
                                     f"{why}"))
             self.result.diagnose("timing", why, sid)
             return
-        for r in range(self.world):
-            ref = data.ref_samples[r] if data.ref_samples else None
-            verdict = xc.check(samples[r], ref, self.device)
-            self.stats.cross_checked += 1
-            if r == 0:
-                self.gaps[sid] = {"gap_us": _round1(verdict.gap_us),
-                                  "ref_gap_us": _round1(verdict.ref_gap_us),
-                                  "limit_us": _round1(verdict.limit_us)}
-            if ref is None:
-                self.stats.unchecked += 1
+        self._cross_check(group, data, timed)
+        rec.latency_us, rec.cv = _slowest(timed.wall)
+        if data.ref_timed:
+            rec.ref_latency_us, rec.ref_cv = _slowest(data.ref_timed.wall)
+
+    def _cross_check(self, group: RunnerGroup, data: ShapeData, timed: Timed) -> None:
+        """The reported latencies against the judge's clock, and on a CPU its CPU count."""
+        sid, ref = data.sid, data.ref_timed
+        verdicts = [xc.check(timed.wall[r], ref.wall[r] if ref else None, self.device)
+                    for r in range(self.world)]
+        cpu = xc.cpu_check(timed.cpu, ref.cpu if ref else None, group.cpus()) \
+            if self.device == "cpu" else xc.Verdict(True)
+        self.stats.cross_checked += 1
+        self.stats.unchecked += ref is None
+        self.gaps[sid] = {"gap_us": _round1(verdicts[0].gap_us),
+                          "ref_gap_us": _round1(verdicts[0].ref_gap_us),
+                          "limit_us": _round1(verdicts[0].limit_us)}
+        if self.device == "cpu":
+            self.gaps[sid].update({"cpu_excess_us": _round1(cpu.gap_us),
+                                   "ref_path_cpu_us": _round1(cpu.ref_gap_us),
+                                   "cpu_limit_us": _round1(cpu.limit_us)})
+        for r, verdict in enumerate(verdicts + [cpu]):
             if not verdict.ok:
                 self.stats.cross_failed += 1
                 head, _, rest = verdict.reason.partition(": ")
-                where = f"rank {r}: " if self.world > 1 else ""
+                where = f"rank {r}: " if self.world > 1 and r < self.world else ""
                 raise _Tampered(f"{head}: shape {sid}: {where}{rest}")
-        meds = [s.median_us for s in samples]
-        cvs = [s.cv for s in samples]
-        rec.latency_us = max(meds) if all(m is not None for m in meds) else None  # type: ignore[type-var]
-        rec.cv = max(cvs) if all(c is not None for c in cvs) else None  # type: ignore[type-var]
-        if data.ref_samples:
-            rmeds = [s.median_us for s in data.ref_samples]
-            rcvs = [s.cv for s in data.ref_samples]
-            rec.ref_latency_us = max(rmeds) if all(m is not None for m in rmeds) else None  # type: ignore[type-var]
-            rec.ref_cv = max(rcvs) if all(c is not None for c in rcvs) else None  # type: ignore[type-var]
 
     def summary(self) -> dict[str, Any]:
         s = self.stats
@@ -674,8 +705,10 @@ class Judge:
             cross = "partial (no reference timing for some shapes)"
         else:
             cross = "passed"
-        limits = {k: {"abs_us": v[0], "rel": v[1], "spread_k": v[2]}
+        limits = {k: {"abs_us": v[0], "rel": v[1]}
                   for k, v in xc.GAP_LIMITS.items() if k == self.device}
+        if self.device == "cpu":
+            limits["cpu"]["cpu_abs_us"], limits["cpu"]["cpu_rel"] = xc.CPU_ABS_US, xc.CPU_REL
         return {"separate_processes": True, "confinement": self.confiner.level,
                 "fresh_inputs": {"timed_runs": s.timed_runs,
                                  "distinct_input_sets": s.distinct_inputs},

@@ -20,12 +20,53 @@ import sys
 import time
 from typing import Any, Optional
 
-from aka_harness.confine import Confiner
+from aka_harness.confine import Confiner, process_cpu_ns
 from aka_harness.wire import Channel, ChannelClosed, ChannelError, ChannelTimeout, Message, \
     nonblocking, recv_many
 
 _DIST_KEYS = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
               "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID")
+
+
+_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def _reaped_ns(pid: int) -> int:
+    """CPU time of the children this process has reaped (cutime + cstime, in ticks)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) * _TICK_NS
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def tree_pids(root: int) -> list[int]:
+    seen: list[int] = []
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        if pid not in seen:
+            seen.append(pid)
+            stack += _children(pid)
+    return seen
+
+
+def tree_cpu_ns(root: int) -> int:
+    """CPU time used so far by a process tree: every live process (all its threads, exited
+    ones too) plus what each has reaped. Kernel accounting: nothing in the tree can forge it."""
+    return sum((process_cpu_ns(pid) or 0) + _reaped_ns(pid) for pid in tree_pids(root))
 
 
 class RunnerLost(Exception):
@@ -123,6 +164,20 @@ class RunnerGroup:
         if code > 128:
             return f"was killed by signal {code - 128}"
         return f"exited with status {code}" if code >= 0 else f"was killed by signal {-code}"
+
+    def cpu_ns(self) -> int:
+        """CPU time of the whole group so far (the spawner adopts orphans, confine.py)."""
+        return tree_cpu_ns(self.proc.pid)
+
+    def cpus(self) -> int:
+        """How many CPUs the group's processes may run on (the most any of them has)."""
+        n = len(os.sched_getaffinity(0))
+        for pid in tree_pids(self.proc.pid):
+            try:
+                n = max(n, len(os.sched_getaffinity(pid)))
+            except OSError:
+                pass
+        return n
 
     def kill(self) -> None:
         try:

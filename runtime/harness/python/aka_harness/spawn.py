@@ -16,12 +16,13 @@ import os
 import subprocess
 import sys
 
-from aka_harness.confine import die_with_parent
+from aka_harness.confine import adopt_orphans, die_with_parent
 
 
 def spawn(argv: list[str]) -> int:
     """Start every rank of a group (argv[0]: JSON config from the judge); wait for them."""
     cfg = json.loads(argv[0])
+    adopt_orphans()
     procs = []
     for rank in cfg["ranks"]:
         env = dict(os.environ, **rank["env"])
@@ -31,6 +32,6 @@ def spawn(argv: list[str]) -> int:
                                       preexec_fn=die_with_parent))
         for fd in fds:
             os.close(fd)
-    codes = [p.wait() for p in procs]
+    codes = [p.wait() for p in procs]  # orphans it adopted are reaped with the sandbox
     code = next((c for c in codes if c), 0)
     return 128 - code if code < 0 else code  # a rank killed by signal N: 128 + N
