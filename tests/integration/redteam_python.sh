@@ -55,7 +55,9 @@ run forge_stdout fail 'the candidate process (exited|sent a malformed reply)' \
 run forge_proc_fd fail 'the candidate process exited with status 0' \
   "$red/forge_proc_fd.py" "${rms[@]}"
 if [ "$abi" -ge 6 ]; then
-  run kill_parent fail 'outputs do not match|elements outside atol' "$red/kill_parent.py" "${rms[@]}"
+  run forge_exit_code fail 'no CUDA device|the candidate process' "$red/forge_exit_code.py" \
+  "${rms[@]}"
+run kill_parent fail 'outputs do not match|elements outside atol' "$red/kill_parent.py" "${rms[@]}"
 else
   run kill_parent fail 'killed by signal' "$red/kill_parent.py" "${rms[@]}"
 fi

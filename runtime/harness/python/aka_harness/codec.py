@@ -15,6 +15,7 @@ allowlist and against each other before any memory is reserved.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -45,8 +46,30 @@ def _dtype_name(dt: torch.dtype) -> str:
 
 # ---- encoding ---------------------------------------------------------------------------------
 
+def _no_torch_function() -> Any:
+    """A context in which a tensor subclass's __torch_function__ does not run."""
+    ctx = getattr(torch._C, "DisableTorchFunctionSubclass", None) or \
+        getattr(torch._C, "DisableTorchFunction", None)
+    return ctx() if ctx else contextlib.nullcontext()
+
+
 def _describe(t: torch.Tensor) -> tuple[dict[str, Any], Optional[torch.Tensor]]:
-    """A tensor's descriptor and its contiguous CPU contents (None when it has no data)."""
+    """A tensor's descriptor and its contiguous CPU contents (None when it has no data).
+
+    A subclass is read with its __torch_function__ disabled: describing an output must not
+    run the code that produced it (a lazy tensor would otherwise compute here)."""
+    if type(t) is not torch.Tensor:
+        try:
+            with _no_torch_function():
+                return _describe_plain(t)
+        except Exception:
+            cls = f"{type(t).__module__}.{type(t).__qualname__}"
+            return {"dtype": "uint8", "shape": [], "class": cls, "device": "unknown",
+                    "layout": "unknown", "meta": False, "nbytes": 0}, None
+    return _describe_plain(t)
+
+
+def _describe_plain(t: torch.Tensor) -> tuple[dict[str, Any], Optional[torch.Tensor]]:
     cls = f"{type(t).__module__}.{type(t).__qualname__}"
     desc: dict[str, Any] = {"dtype": _dtype_name(t.dtype), "shape": list(t.shape),
                             "class": cls, "device": t.device.type, "layout": str(t.layout),

@@ -785,6 +785,8 @@ def evaluate(args: argparse.Namespace, layout: str, evaluator: str, eval_id: str
         for g in (early, judge.cand, judge.cand_idle) if judge else (early,):
             if g is not None:
                 g.kill()
+        for rec in result.shapes:
+            rec.passed = False
         result.setup_failed = True
         result.failures.append(Failure("*", exc.stage, exc.message))
         result.diagnose(exc.stage, exc.message)

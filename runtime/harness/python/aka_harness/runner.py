@@ -17,6 +17,7 @@ prints can reach the result channel.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import signal
@@ -272,23 +273,23 @@ class Runner:
         return {"us": us, "cpu_us": cpu_us, "outputs": self.collect(ret)}
 
     def handle(self, req: dict[str, Any], msg: Any) -> dict[str, Any]:
+        """One request (under inference mode, like the reply's encoding, except init)."""
         op = req.get("op")
         if op == "init":
             return self.init(req)
-        with torch.inference_mode():
-            if op == "setup":
-                return self.setup(req)
-            if op == "case" and self.role == "reference":
-                return self.case(req)
-            if op in ("call", "prepare", "stage"):
-                inputs = msg.value(place=self._place)["inputs"]
-                if op == "call":
-                    return self.call(req, inputs)
-                return self.prepare(req, inputs) if op == "prepare" else self.stage(inputs)
-            if op == "go":
-                return self.go()
-            if op == "inputs":
-                return {"inputs": self.staged}
+        if op == "setup":
+            return self.setup(req)
+        if op == "case" and self.role == "reference":
+            return self.case(req)
+        if op in ("call", "prepare", "stage"):
+            inputs = msg.value(place=self._place)["inputs"]
+            if op == "call":
+                return self.call(req, inputs)
+            return self.prepare(req, inputs) if op == "prepare" else self.stage(inputs)
+        if op == "go":
+            return self.go()
+        if op == "inputs":
+            return {"inputs": self.staged}
         return {"error": "protocol", "message": f"unknown request {op!r}"}
 
 
@@ -316,13 +317,20 @@ def serve(role: str, chan: Channel) -> int:
             runner.coll.close()
             sys.stderr.flush()
             os._exit(0)  # nothing to save; torch's interpreter teardown costs a second
-        try:
-            reply = runner.handle(req, msg)
-        except BaseException as exc:  # SystemExit from candidate code is a failure too
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            reply = _error_reply(exc, runner)
-        chan.send(reply)
+        with contextlib.ExitStack() as stack:
+            if req.get("op") != "init":
+                stack.enter_context(torch.inference_mode())
+            try:
+                reply = runner.handle(req, msg)
+                chan.send(reply)  # encoding reads outputs: candidate code may run here too
+                continue
+            except ChannelClosed:
+                return 0
+            except BaseException as exc:  # SystemExit from candidate code is a failure too
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                reply = _error_reply(exc, runner)
+            chan.send(reply)
 
 
 def main(argv: list[str]) -> int:
