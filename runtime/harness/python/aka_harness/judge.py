@@ -57,6 +57,7 @@ _SOL_LANGUAGE_FRAMEWORK = {"pytorch": "PyTorch", "triton": "Triton", "cute_dsl":
 
 CHECK_FRACTION = 0.1  # of the timed runs whose outputs are compared (at least 2)
 CALL_GRACE_S = 10.0  # the judge's deadline: the runner's own limit plus this
+POOL_MESSAGE_BYTES = 64 << 20  # timed-run input sets per reply, at most about this much
 
 
 class Abort(Exception):
@@ -348,32 +349,36 @@ class Judge:
     def _fresh_pool(self, group: RunnerGroup, data: ShapeData) -> None:
         """Timed-run inputs from secret seeds; as many distinct sets as the budget holds."""
         budget = self.args.fresh_input_budget_mib << 20
-        want = self.reps
+        want, chunk = self.reps, 1
         while len(data.pool) < want:
-            seed = int.from_bytes(os.urandom(4), "big") & 0x7FFFFFFF
-            msgs = group.request([{"op": "case", "sid": data.sid, "seed": seed, "run": False}])
-            replies = _replies(group, msgs)
+            n = min(chunk, want - len(data.pool))
+            seeds = [int.from_bytes(os.urandom(4), "big") & 0x7FFFFFFF for _ in range(n)]
+            replies = _replies(group, group.request([{"op": "case", "sid": data.sid,
+                                                      "seeds": seeds}]))
             err = _first_error(replies)
             if err:
                 raise RuntimeError(f"building timed-run inputs failed: {err.get('message')}")
-            data.pool.append([r["inputs"] for r in replies])
-            if len(data.pool) == 1:
+            for k in range(n):
+                data.pool.append([r["sets"][k] for r in replies])
+            if len(data.pool) == n:  # the first set tells the size of all
                 size = max(1, sum(_tree_bytes(s) for s in data.pool[0]))
                 want = min(self.reps, max(1, budget // size))
+                chunk = max(1, POOL_MESSAGE_BYTES // size)
         if len(data.pool) == self.reps:
             data.order = list(range(self.reps))
         else:
             data.order = [self.rng.randrange(len(data.pool)) for _ in range(self.reps)]
         n_check = min(self.reps, max(2, math.ceil(CHECK_FRACTION * self.reps)))
-        for run in sorted(self.rng.sample(range(self.reps), n_check)):
-            inputs = data.pool[data.order[run]]
-            msgs = group.request([{"op": "call", "sid": data.sid, "inputs": inputs[r]}
-                                  for r in range(self.world)])
-            replies = _replies(group, msgs)
-            err = _first_error(replies)
-            if err:
-                raise RuntimeError(f"the reference raised {err.get('message')}")
-            data.sampled[run] = [r["outputs"] for r in replies]
+        runs = sorted(self.rng.sample(range(self.reps), n_check))
+        replies = _replies(group, group.request(
+            [{"op": "call", "sid": data.sid, "many": True,
+              "inputs": [data.pool[data.order[run]][r] for run in runs]}
+             for r in range(self.world)]))
+        err = _first_error(replies)
+        if err:
+            raise RuntimeError(f"the reference raised {err.get('message')}")
+        for k, run in enumerate(runs):
+            data.sampled[run] = [r["outputs"][k] for r in replies]
 
     def _reference_timing(self, group: RunnerGroup, data: ShapeData) -> None:
         sid = data.sid
@@ -420,10 +425,15 @@ class Judge:
         for run in range(self.reps):
             inputs = data.pool[data.order[run]]
             deadline = self._deadline() if cand else None
-            err = _first_error(_replies(group, group.request(
-                [{"op": "stage", "inputs": inputs[r]} for r in range(self.world)], deadline)))
+            msgs = group.request([{"op": "stage", "inputs": inputs[r], "back": cand}
+                                  for r in range(self.world)], deadline)
+            err = _first_error(_replies(group, msgs))
             if err:
                 return timed, f"{_rank(err, self.world)}{err.get('message')}"
+            if cand:  # the inputs as the previous call (or the warm-up) left them
+                prev = data.pool[data.order[run - 1]] if run else data.cases[0].inputs
+                what = f"timed run {run - 1}" if run else "warm-up"
+                self._check_inputs(group, data, prev, what, msgs, "before")
             deadline = self._deadline() if cand else None
             cpu0 = group.cpu_ns() if on_cpu else 0
             t0 = time.perf_counter_ns()
@@ -459,7 +469,10 @@ class Judge:
         if role != "candidate":
             return None
         self.stats.timed_runs += 1
-        self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}")
+        if run == self.reps - 1:  # the last call's inputs: no stage follows to bring them
+            msgs = group.request([{"op": "inputs"}], self._deadline())
+            self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", msgs,
+                               "inputs")
         if run in data.sampled:
             self.stats.checked_timed_runs += 1
             for r, m in enumerate(msgs):
@@ -471,10 +484,9 @@ class Judge:
         return None
 
     def _check_inputs(self, group: RunnerGroup, data: ShapeData, judge_copy: list[Any],
-                      what: str) -> None:
-        msgs = group.request([{"op": "inputs"}], self._deadline())
+                      what: str, msgs: list[Message], key: str) -> None:
         for r, m in enumerate(msgs):
-            after = _value(group, m, strict=True, device=self.device).get("inputs")
+            after = _value(group, m, strict=True, device=self.device).get(key)
             why = input_change(judge_copy[r], after)
             if why:
                 raise _Modified(f"inputs modified during a call: shape {data.sid}, {what}: {why}")

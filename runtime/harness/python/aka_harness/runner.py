@@ -196,12 +196,18 @@ class Runner:
         return {}
 
     def case(self, req: dict[str, Any]) -> dict[str, Any]:
-        """Reference only: build the inputs for a seed, run the reference on a copy."""
+        """Reference only: build the inputs for a seed, run the reference on a copy.
+
+        With ``seeds`` instead of ``seed``: only build, one input set per seed."""
         sid = str(req["sid"])
+        if "seeds" in req:
+            sets = []
+            for seed in req["seeds"]:
+                sd.seed_everything(int(seed))
+                sets.append(self.code.build_inputs(sid))
+            return {"sets": sets}
         sd.seed_everything(int(req["seed"]))
         inputs = self.code.build_inputs(sid)
-        if not req.get("run", True):
-            return {"inputs": inputs}
         launch = self.code.launch(sid, clone_tree(inputs), 0)
         out = launch.collect(launch.fn())
         self._sync()
@@ -246,9 +252,13 @@ class Runner:
             notes.append(note)
         return {"notes": notes, "graph": self.graph is not None}
 
-    def stage(self, inputs: Any) -> dict[str, Any]:
-        """Fresh inputs into the staged buffers (outside any timed window)."""
+    def stage(self, req: dict[str, Any], inputs: Any) -> dict[str, Any]:
+        """Fresh inputs into the staged buffers (outside any timed window).
+
+        The reply carries the staged inputs as the previous call left them, so the
+        judge checks them without a round trip of its own."""
         assert self.launch is not None
+        before = clone_tree(self.staged) if req.get("back") else None
         if not refill(self.staged, inputs):
             if self.graph is not None:
                 raise RuntimeError("inputs of this shape change structure between calls; a "
@@ -259,7 +269,7 @@ class Runner:
         for t in self.launch.outs:
             cmp.poison_(t, 0)
         self._sync()
-        return {}
+        return {"before": before} if req.get("back") else {}
 
     def go(self) -> dict[str, Any]:
         """One timed call; the reply carries the outputs, so they count in the judge's window."""
@@ -284,8 +294,10 @@ class Runner:
         if op in ("call", "prepare", "stage"):
             inputs = msg.value(place=self._place)["inputs"]
             if op == "call":
+                if req.get("many"):  # reference only: outputs of several input sets
+                    return {"outputs": [self.call(req, one)["outputs"] for one in inputs]}
                 return self.call(req, inputs)
-            return self.prepare(req, inputs) if op == "prepare" else self.stage(inputs)
+            return self.prepare(req, inputs) if op == "prepare" else self.stage(req, inputs)
         if op == "go":
             return self.go()
         if op == "inputs":
