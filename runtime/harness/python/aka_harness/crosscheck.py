@@ -1,34 +1,40 @@
-"""The judge's check of the latency a runner reports against the judge's own clock.
+"""The judge's checks of the latency a runner reports, against clocks it cannot touch.
 
 This file owns the "timing tampered" verdict. A runner times each call by its
 own clock (CUDA events or perf_counter, timing.py), and a candidate runner
 runs hostile code, so the figure it reports may be forged: a patched
 ``time.perf_counter``, ``Event.elapsed_time``, or the harness's own functions.
-The judge therefore measures, with ``time.perf_counter_ns`` in its own process,
-the wall time from sending each ``go`` request to holding the complete reply,
-outputs included. For every timed call:
+Two checks, both from outside the candidate's process:
 
-* ``reported <= wall``: the runner's window lies strictly inside the judge's
-  (the request arrives before the runner starts its clock, the reply leaves
-  after it stops), so a larger figure is impossible for honest code
-  (IMPOSSIBLE_SLACK absorbs event-timer granularity);
-* ``gap = wall - reported`` is the cost of the path around the call: the pipe
-  round trip, the L2 flush and the device synchronize on a GPU, and sending
-  the outputs. It does not depend on how long the call takes (on a GPU the
-  flush covers the host's launch latency), so for the same shape it is the
-  same for every honest callable. The reference, timed through the very same
-  path on the same shapes before the candidate started, gives its
-  distribution. A candidate that under-reports by H microseconds on the calls
-  that set its median raises its median gap by H.
+* **Wall clock.** The judge measures, with ``time.perf_counter_ns`` in its own
+  process, the time from sending each ``go`` request to holding the complete
+  reply, outputs included. ``reported <= wall`` must hold (the runner's window
+  lies strictly inside the judge's; IMPOSSIBLE_SLACK absorbs event-timer
+  granularity), and ``gap = wall - reported`` is the cost of the path around the
+  call: the pipe round trip, the L2 flush and the device synchronize on a GPU,
+  sending the outputs. It does not depend on how long the call takes (on a GPU
+  the flush covers the host's launch latency), so for the same shape it is the
+  same for every honest callable; the reference, timed through the very same
+  path on the same shapes before the candidate started, gives it. A candidate
+  that under-reports by H microseconds on the calls that set its median raises
+  its median gap by H. The shape fails when the candidate's median gap exceeds
+  the reference's by more than max(abs, rel x the reference's median gap)
+  (GAP_LIMITS, per device type).
+* **CPU time (CPU device).** On a loaded CPU the wall gap moves by milliseconds
+  with scheduling, so it can only be a coarse bound there. The kernel's own
+  accounting cannot be moved that way: the judge reads the CPU time of the
+  whole runner group (every process and thread, procs.py) around each ``go``.
+  What ``n`` CPUs can do in the reported time is at most ``n x reported``; the
+  rest is the path's CPU cost, which the trusted reference runner shows (its
+  group CPU time minus the CPU time of its own calls). The shape fails when the
+  candidate's median ``cpu - n x reported`` exceeds the reference's median path
+  cost by more than max(CPU_ABS_US, CPU_REL x that cost).
 
-The shape fails when the candidate's median gap exceeds the reference's by more
-than max(GAP_ABS_US, GAP_REL x reference median gap, GAP_SPREAD_K x the
-reference's spread (90th percentile - median)). The medians make the check
-blind to a few preempted calls on either side. The constants, per device
-type, are chosen from measured honest runs (docs/evaluator.md, "Timing
-cross-check"): large enough that no honest run tripped them, small enough
-that hiding a call's time stays visible. Time hidden below the limit is not
-caught; the limit is reported in the result so the resolution is explicit.
+Medians make both checks blind to a few preempted calls. The constants come
+from measured honest runs (docs/evaluator.md, "Timing cross-check"); the limit
+of each shape is reported in the result, so the resolution is explicit: time
+hidden below it is not caught, and on a CPU a candidate using n CPUs can
+under-report by up to n x.
 """
 
 from __future__ import annotations

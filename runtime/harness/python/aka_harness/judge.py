@@ -470,8 +470,8 @@ class Judge:
             return None
         self.stats.timed_runs += 1
         if run == self.reps - 1:  # the last call's inputs: no stage follows to bring them
-            msgs = group.request([{"op": "inputs"}], self._deadline())
-            self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", msgs,
+            back = group.request([{"op": "inputs"}], self._deadline())
+            self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", back,
                                "inputs")
         if run in data.sampled:
             self.stats.checked_timed_runs += 1
