@@ -425,7 +425,8 @@ class Judge:
         for run in range(self.reps):
             inputs = data.pool[data.order[run]]
             deadline = self._deadline() if cand else None
-            msgs = group.request([{"op": "stage", "inputs": inputs[r], "back": cand}
+            # Both roles send the inputs back, so that their paths cost the same.
+            msgs = group.request([{"op": "stage", "inputs": inputs[r], "back": True}
                                   for r in range(self.world)], deadline)
             err = _first_error(_replies(group, msgs))
             if err:

@@ -317,32 +317,40 @@ def _error_reply(exc: BaseException, runner: Runner) -> dict[str, Any]:
     return {"error": "runtime", "message": user_error(exc, runner.files)}
 
 
+def _answer(runner: Runner, chan: Channel, req: dict[str, Any], msg: Any) -> None:
+    """Handle one request and send its reply. Everything the reply held is freed when
+    this returns, before the runner waits again, so no cleanup of one request lands
+    inside the judge's measurement of the next (crosscheck.py counts CPU time)."""
+    with contextlib.ExitStack() as stack:
+        if req.get("op") != "init":
+            stack.enter_context(torch.inference_mode())
+        try:
+            reply = runner.handle(req, msg)
+            chan.send(reply)  # encoding reads outputs: candidate code may run here too
+            return
+        except ChannelClosed:
+            raise
+        except BaseException as exc:  # SystemExit from candidate code is a failure too
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            reply = _error_reply(exc, runner)
+        chan.send(reply)
+
+
 def serve(role: str, chan: Channel) -> int:
     runner = Runner(role)
     while True:
         try:
             msg = chan.recv()
+            req = msg.value()
+            if not isinstance(req, dict) or req.get("op") == "exit":
+                runner.coll.close()
+                sys.stderr.flush()
+                os._exit(0)  # nothing to save; torch's interpreter teardown costs a second
+            _answer(runner, chan, req, msg)
         except ChannelClosed:
             return 0
-        req = msg.value()
-        if not isinstance(req, dict) or req.get("op") == "exit":
-            runner.coll.close()
-            sys.stderr.flush()
-            os._exit(0)  # nothing to save; torch's interpreter teardown costs a second
-        with contextlib.ExitStack() as stack:
-            if req.get("op") != "init":
-                stack.enter_context(torch.inference_mode())
-            try:
-                reply = runner.handle(req, msg)
-                chan.send(reply)  # encoding reads outputs: candidate code may run here too
-                continue
-            except ChannelClosed:
-                return 0
-            except BaseException as exc:  # SystemExit from candidate code is a failure too
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                reply = _error_reply(exc, runner)
-            chan.send(reply)
+        del msg, req
 
 
 def main(argv: list[str]) -> int:

@@ -1,6 +1,6 @@
 """Planted hostile candidate: correct RMSNorm that replaces the CPU timer on import.
 
-It computes the result ten times per call (about a millisecond of CPU time that the
+It computes the result fifty times per call (milliseconds of CPU time that the
 patched timer hides); the judge counts the candidate process's CPU time itself.
 """
 import time
@@ -18,7 +18,7 @@ class Model(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-        for _ in range(10):
+        for _ in range(50):
             xf = x.float()
             y = xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + self.eps) * weight.float()
         return y.to(x.dtype)
