@@ -800,6 +800,8 @@ def evaluate(args: argparse.Namespace, layout: str, evaluator: str, eval_id: str
                 g.kill()
         for rec in result.shapes:
             rec.passed = False
+        if judge is not None:
+            result.extra["judge"] = judge.summary()
         result.setup_failed = True
         result.failures.append(Failure("*", exc.stage, exc.message))
         result.diagnose(exc.stage, exc.message)
