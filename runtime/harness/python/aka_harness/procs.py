@@ -84,7 +84,10 @@ def _free_port() -> int:
 
 
 def _boot(harness: str, module: str, func: str) -> str:
-    return (f"import sys; sys.path.insert(0, {harness!r}); "
+    """``python3 -c`` code: no working directory on sys.path (candidate code can write
+    there), the harness first; the interpreter's site and user site as for the judge."""
+    return (f"import os, sys; sys.path[:] = [p for p in sys.path if p not in ('', '.', "
+            f"os.getcwd())]; sys.path.insert(0, {harness!r}); "
             f"from aka_harness.{module} import {func}; sys.exit({func}(sys.argv[1:]))")
 
 
@@ -115,7 +118,7 @@ class RunnerGroup:
             ranks.append({"rfd": j2r_r, "wfd": r2j_w, "env": rank_env})
             theirs += [j2r_r, r2j_w]
         cfg = {"role": role, "boot": _boot(harness, "runner", "main"), "ranks": ranks}
-        cmd = [sys.executable, "-I", "-c", _boot(harness, "spawn", "spawn"), json.dumps(cfg)]
+        cmd = [sys.executable, "-c", _boot(harness, "spawn", "spawn"), json.dumps(cfg)]
         try:
             self.proc = subprocess.Popen(cmd, env=env, pass_fds=theirs, stdin=subprocess.DEVNULL,
                                          stdout=2, preexec_fn=confiner.preexec(),

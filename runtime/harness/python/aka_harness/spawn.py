@@ -27,7 +27,7 @@ def spawn(argv: list[str]) -> int:
     for rank in cfg["ranks"]:
         env = dict(os.environ, **rank["env"])
         fds = (rank["rfd"], rank["wfd"])
-        cmd = [sys.executable, "-I", "-c", cfg["boot"], cfg["role"], *map(str, fds)]
+        cmd = [sys.executable, "-c", cfg["boot"], cfg["role"], *map(str, fds)]
         procs.append(subprocess.Popen(cmd, env=env, pass_fds=fds, stdin=subprocess.DEVNULL,
                                       preexec_fn=die_with_parent))
         for fd in fds:
