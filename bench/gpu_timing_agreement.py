@@ -96,24 +96,26 @@ def launcher(layout: str, op_dir: str, kernel: str, seed: int):
     """The same launch the harness times, built the way the harness builds it."""
     sys.path.insert(0, HARNESS)
     import torch
-    from aka_harness import loader
     from aka_harness import seeds as sd
-    from aka_harness.driver import clone_tree
+    from aka_harness.runner import clone_tree
 
     device = torch.device("cuda", torch.cuda.current_device())
     if layout == "atrex":
-        from aka_harness.atrex import AtrexOperator
-        op = AtrexOperator(op_dir, device, None, None, None)
-        op.attach_candidate(loader.import_isolated(os.path.join(op_dir, kernel), "candidate"))
+        from aka_harness.atrex import AtrexCode, AtrexPlan
+        plan, code = AtrexPlan(op_dir, None, None, None), AtrexCode
+        kernel_file = os.path.join(op_dir, kernel)
     else:
-        from aka_harness.sol import SolOperator
+        from aka_harness.sol import SolCode, SolPlan
         no_dps = False if kernel.endswith("reference.py") else None
-        op = SolOperator(op_dir, device, None, os.path.join(op_dir, kernel), None, no_dps)
-        op.attach_candidate(loader.import_isolated(op.kernel_file, "candidate"))
-    shape = op.shape(BIG)
-    shape.setup(sd.derive_seed("init", seed, BIG, 0))
+        plan = SolPlan(op_dir, None, os.path.join(op_dir, kernel), None, no_dps)
+        code, kernel_file = SolCode, plan.kernel_file
+    ref = code(plan.runner_config(), device, None)  # builds the inputs, as in the judge
+    cand = code(plan.runner_config(), device, kernel_file)
+    init = sd.derive_seed("init", seed, BIG, 0)
+    ref.setup(BIG, plan.shape_spec(BIG), init)
+    cand.setup(BIG, plan.shape_spec(BIG), init)
     sd.seed_everything(sd.derive_seed(sd.STAGE_PERFORMANCE, seed, BIG, 0))
-    fn, _ = shape.candidate_launcher(clone_tree(shape.build_inputs()))
+    fn = cand.launch(BIG, clone_tree(ref.build_inputs(BIG)), 0).fn
     return fn
 
 

@@ -36,32 +36,35 @@ def main() -> int:
     except ImportError:
         print("SKIP: triton is not installed; no do_bench comparison")
         return 3
-    from aka_harness import loader
     from aka_harness import seeds as sd
-    from aka_harness.driver import clone_tree
+    from aka_harness.runner import clone_tree
 
     with open(a.result, encoding="utf-8") as f:
         line = [ln for ln in f.read().splitlines() if ln.startswith("RESULT_JSON=")][0]
     res = json.loads(line[len("RESULT_JSON="):])
     device = torch.device("cuda", torch.cuda.current_device())
     if a.layout == "atrex":
-        from aka_harness.atrex import AtrexOperator
+        from aka_harness.atrex import AtrexCode, AtrexPlan
 
-        op = AtrexOperator(a.op_dir, device, None, None, None)
+        plan, code = AtrexPlan(a.op_dir, None, None, None), AtrexCode
+        kernel = a.kernel
     else:
-        from aka_harness.sol import SolOperator
+        from aka_harness.sol import SolCode, SolPlan
 
-        op = SolOperator(a.op_dir, device, None, a.kernel, None, False if a.no_dps else None)
-    op.attach_candidate(loader.import_isolated(
-        op.kernel_file if a.layout == "sol" else a.kernel, "candidate"))
+        plan = SolPlan(a.op_dir, None, a.kernel, None, False if a.no_dps else None)
+        code, kernel = SolCode, plan.kernel_file
+    # The reference's code builds the inputs, the candidate's code runs them: as in the judge.
+    ref = code(plan.runner_config(), device, None)
+    cand = code(plan.runner_config(), device, kernel)
     label = a.label or a.kernel
     for sid, aka_us in res.get("latency_us_by_shape", {}).items():
-        shape = op.shape(sid)
         with torch.inference_mode():
-            shape.setup(sd.derive_seed("init", res["seeds"][0], sid, 0))
+            init = sd.derive_seed("init", res["seeds"][0], sid, 0)
+            ref.setup(sid, plan.shape_spec(sid), init)
+            cand.setup(sid, plan.shape_spec(sid), init)
             sd.seed_everything(sd.derive_seed(sd.STAGE_PERFORMANCE, res["seeds"][0], sid, 0))
-            fn, _ = shape.candidate_launcher(clone_tree(shape.build_inputs()))
-            ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+            fn = cand.launch(sid, clone_tree(ref.build_inputs(sid)), 0).fn
+        ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
         db_us = ms * 1000.0
         diff = (aka_us - db_us) / db_us * 100.0
         cv = res["timing"]["cv_by_shape"].get(sid)

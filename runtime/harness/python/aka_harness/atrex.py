@@ -1,6 +1,9 @@
 """Atrex-Bench layout: reference.py Model, input.py _make_inputs, shapes.json.
 
-This file owns the Atrex-Bench semantics:
+This file owns the Atrex-Bench semantics, in two halves: ``AtrexPlan`` is what
+the judge reads (data files only: shapes, metadata, tolerances; it never
+imports operator code) and ``AtrexCode`` is what a runner process executes
+(the reference and input builder, or the candidate).
 
 * ``shapes.json`` (or the --private-shapes file that replaces it in
   generalized campaigns) maps string shape ids to ``{init_kwargs,
@@ -31,8 +34,9 @@ import torch
 
 from aka_harness import compare as cmp
 from aka_harness.devices import cpu_redirect
-from aka_harness.driver import CandidateError, Launcher, Outputs, ShapeAdapter
 from aka_harness.loader import LoadError, import_isolated
+
+Outputs = dict[str, Any]
 
 DEFAULT_ATOL = 1e-2
 DEFAULT_RTOL = 0.05
@@ -41,6 +45,20 @@ FP4_REL_L2 = 0.2
 
 class LayoutError(Exception):
     """The operator directory is malformed (an evaluator-input problem, exit 2)."""
+
+
+class CandidateError(Exception):
+    """The candidate (not the harness, not the reference) failed."""
+
+
+class Launch:
+    """One prepared call: ``fn()`` runs it, ``collect(fn())`` names its outputs, and
+    ``outs`` are the destination buffers (poisoned again before every timed run)."""
+
+    def __init__(self, fn: Any, collect: Any, outs: Optional[list[torch.Tensor]] = None) -> None:
+        self.fn = fn
+        self.collect = collect
+        self.outs = outs or []
 
 
 def _read_json(path: str, what: str) -> Any:
@@ -90,18 +108,18 @@ def name_outputs(value: Any) -> Outputs:
     return {"out": value}
 
 
-class AtrexOperator:
-    """An Atrex-Bench operator directory with its reference, inputs and shapes."""
+class AtrexPlan:
+    """The judge's view of an Atrex-Bench operator: shapes, tolerance, contract."""
 
-    evaluator = "aka.python.atrex"
+    layout = "atrex"
 
-    def __init__(self, op_dir: str, device: torch.device, private_shapes: Optional[str],
-                 atol: Optional[float], rtol: Optional[float]) -> None:
+    def __init__(self, op_dir: str, private_shapes: Optional[str], atol: Optional[float],
+                 rtol: Optional[float]) -> None:
         self.op_dir = os.path.abspath(op_dir)
-        self.device = device
         for name in ("reference.py", "input.py"):
             if not os.path.isfile(os.path.join(self.op_dir, name)):
                 raise LayoutError(f"{os.path.join(op_dir, name)}: missing (Atrex-Bench layout)")
+        self.private_shapes = private_shapes
         shapes_path = private_shapes or os.path.join(self.op_dir, "shapes.json")
         self.shapes = load_shapes(shapes_path)
         meta_path = os.path.join(self.op_dir, "metadata.json")
@@ -109,16 +127,7 @@ class AtrexOperator:
         if not isinstance(self.metadata, dict):
             raise LayoutError(f"{meta_path}: expected an object")
         self.tol = self._tolerance(atol, rtol)
-        try:
-            self.reference = import_isolated(os.path.join(self.op_dir, "reference.py"), "reference")
-            self.inputs_mod = import_isolated(os.path.join(self.op_dir, "input.py"), "input builder")
-        except LoadError as exc:
-            raise LayoutError(exc.message)
-        if not inspect.isclass(getattr(self.reference, "Model", None)):
-            raise LayoutError(f"{op_dir}/reference.py: defines no class Model")
-        if not callable(getattr(self.inputs_mod, "_make_inputs", None)):
-            raise LayoutError(f"{op_dir}/input.py: defines no function _make_inputs")
-        self.candidate: Any = None
+        self.languages: list[str] = []
 
     def _tolerance(self, atol: Optional[float], rtol: Optional[float]) -> cmp.Tolerance:
         meta_tol = self.metadata.get("tolerance")
@@ -130,14 +139,6 @@ class AtrexOperator:
         fp4 = "fp4" in text.lower() or "float4" in text.lower()
         return cmp.Tolerance(atol=a, rtol=r, rel_l2=FP4_REL_L2 if fp4 else None)
 
-    def attach_candidate(self, module: Any) -> None:
-        """The candidate module must expose class Model."""
-        if not inspect.isclass(getattr(module, "Model", None)):
-            raise LoadError("compile_import", "the candidate defines no class Model (an "
-                            "Atrex-Bench candidate exposes class Model with the reference's "
-                            "constructor and forward signature)")
-        self.candidate = module
-
     def shape_ids(self) -> list[str]:
         return sorted(self.shapes.keys())  # as strings: "10" before "2", like upstream
 
@@ -145,68 +146,81 @@ class AtrexOperator:
         t = self.tol
         return {"atol": t.atol, "rtol": t.rtol, "rel_l2": t.rel_l2}
 
-    def shape(self, sid: str) -> "AtrexShape":
-        return AtrexShape(self, sid)
+    def tolerance(self, sid: str, output: str) -> cmp.Tolerance:
+        return self.tol
+
+    def dps_non_float_outputs(self, sid: str) -> bool:
+        return False
+
+    def shape_spec(self, sid: str) -> dict[str, Any]:
+        entry = self.shapes[sid]
+        return {"init_kwargs": entry.get("init_kwargs") or {},
+                "input_kwargs": entry.get("input_kwargs") or {}}
+
+    def runner_config(self) -> dict[str, Any]:
+        return {"layout": "atrex", "op_dir": self.op_dir}
 
 
-class AtrexShape(ShapeAdapter):
-    """One Atrex-Bench shape: both models and the shape's input kwargs."""
+class AtrexCode:
+    """A runner's Atrex-Bench code: the reference and input builder, or the candidate."""
 
-    def __init__(self, op: AtrexOperator, sid: str) -> None:
-        self.op = op
-        self.shape_id = sid
-        entry = op.shapes[sid]
-        self.init_kwargs: dict[str, Any] = entry.get("init_kwargs") or {}
-        self.input_kwargs: dict[str, Any] = entry.get("input_kwargs") or {}
-        self.ref_model: Any = None
-        self.cand_model: Any = None
+    def __init__(self, cfg: dict[str, Any], device: torch.device, kernel: Optional[str]) -> None:
+        self.device = device
+        self.op_dir = str(cfg["op_dir"])
+        self.models: dict[str, Any] = {}
+        self.specs: dict[str, dict[str, Any]] = {}
+        self.is_candidate = kernel is not None
+        if kernel is not None:
+            self.module = import_isolated(kernel, "candidate")
+            if not inspect.isclass(getattr(self.module, "Model", None)):
+                raise LoadError("compile_import", "the candidate defines no class Model (an "
+                                "Atrex-Bench candidate exposes class Model with the "
+                                "reference's constructor and forward signature)")
+            return
+        try:
+            self.module = import_isolated(os.path.join(self.op_dir, "reference.py"), "reference")
+            self.inputs_mod = import_isolated(os.path.join(self.op_dir, "input.py"),
+                                              "input builder")
+        except LoadError as exc:
+            raise LayoutError(exc.message)
+        if not inspect.isclass(getattr(self.module, "Model", None)):
+            raise LayoutError(f"{self.op_dir}/reference.py: defines no class Model")
+        if not callable(getattr(self.inputs_mod, "_make_inputs", None)):
+            raise LayoutError(f"{self.op_dir}/input.py: defines no function _make_inputs")
 
-    def setup(self, init_seed: int) -> None:
+    def setup(self, sid: str, spec: dict[str, Any], init_seed: int) -> None:
+        """Construct the shape's Model right after seeding (random parameters agree)."""
         from aka_harness.seeds import seed_everything
 
-        on_cpu = self.op.device.type == "cpu"
-        seed_everything(init_seed)
-        with cpu_redirect(on_cpu):
-            self.ref_model = self.op.reference.Model(**self.init_kwargs).to(self.op.device).eval()
+        self.specs[sid] = spec
         seed_everything(init_seed)
         try:
-            with cpu_redirect(on_cpu):
-                model = self.op.candidate.Model(**self.init_kwargs)
+            with cpu_redirect(self.device.type == "cpu"):
+                model = self.module.Model(**spec["init_kwargs"])
                 if isinstance(model, torch.nn.Module):
-                    model = model.to(self.op.device).eval()
+                    model = model.to(self.device).eval()
         except Exception as exc:
+            if not self.is_candidate:
+                raise
             raise CandidateError(f"constructing the candidate Model(**init_kwargs) raised "
                                  f"{type(exc).__name__}: {exc}")
-        self.cand_model = model
+        self.models[sid] = model
 
-    def build_inputs(self) -> Any:
-        make = self.op.inputs_mod._make_inputs
-        kwargs = dict(self.input_kwargs)
+    def build_inputs(self, sid: str) -> Any:
+        make = self.inputs_mod._make_inputs
+        kwargs = dict(self.specs[sid]["input_kwargs"])
         try:
             params = inspect.signature(make).parameters
             if "device" in params and "device" not in kwargs:
-                kwargs["device"] = str(self.op.device)
+                kwargs["device"] = str(self.device)
         except (TypeError, ValueError):
             pass
-        with cpu_redirect(self.op.device.type == "cpu"):
+        with cpu_redirect(self.device.type == "cpu"):
             inputs = make(**kwargs)
         if not isinstance(inputs, dict):
             raise TypeError(f"_make_inputs returned {type(inputs).__name__}, expected a dict")
-        return _to_device(inputs, self.op.device)
+        return _to_device(inputs, self.device)
 
-    def run_candidate(self, inputs: Any, poison_variant: int) -> Outputs:
-        return name_outputs(self.cand_model(**inputs))
-
-    def run_reference(self, inputs: Any) -> Outputs:
-        return name_outputs(self.ref_model(**inputs))
-
-    def tolerance(self, output: str) -> cmp.Tolerance:
-        return self.op.tol
-
-    def candidate_launcher(self, inputs: Any) -> Launcher:
-        model = self.cand_model
-        return (lambda: model(**inputs)), name_outputs
-
-    def reference_launcher(self, inputs: Any) -> Launcher:
-        model = self.ref_model
-        return (lambda: model(**inputs)), name_outputs
+    def launch(self, sid: str, inputs: Any, variant: int) -> Launch:
+        model = self.models[sid]
+        return Launch(lambda: model(**inputs), name_outputs)

@@ -4,12 +4,13 @@ This file owns:
 
 * the flags (``python3 -m aka_harness --help``);
 * stdout: file descriptor 1 is duplicated at start and then pointed at stderr,
-  so prints from the candidate, from a DSL compiler or from C extensions can
-  never corrupt or forge the result; only ``RESULT_JSON=`` is written to the
-  saved descriptor, exactly once, whatever happens;
-* the flow: load the operator (a malformed one is exit 2), check the
-  framework is installed, import the candidate in isolation, run every
-  selected shape through the driver, print the result;
+  so prints from this process, from the runner processes it starts (which
+  inherit the redirected descriptor, never the saved one) or from C extensions
+  can never corrupt or forge the result; only ``RESULT_JSON=`` is written to
+  the saved descriptor, exactly once, whatever happens;
+* the judge's own hardening, first thing: no longer dumpable (confine.py);
+* the flow: parse and check flags, then hand over to judge.py, which runs the
+  reference and the candidate in separate processes and decides;
 * exit codes: 0 iff all_pass; 1 when the candidate fails; 2 for usage or
   operator errors; 75 when the requested device is not available.
 """
@@ -77,7 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-dps", action="store_true",
                    help="sol: the entry function returns its outputs (value-returning)")
     p.add_argument("--candidate-timeout-s", type=float, default=120.0,
-                   help="limit per correctness call of the candidate; 0 disables (default 120)")
+                   help="limit per call of the candidate; 0 disables (default 120)")
+    p.add_argument("--fresh-input-budget-mib", type=int, default=2048, metavar="MIB",
+                   help="memory for the distinct input sets of one shape's timed runs; a "
+                        "shape whose sets do not all fit reuses fewer sets in a secret "
+                        "order (default 2048)")
+    p.add_argument("--allow-unconfined", action="store_true",
+                   help="run even when the candidate process cannot be confined (no Landlock); "
+                        "its code could then reach the result channel: never for untrusted "
+                        "candidates")
     return p
 
 
@@ -134,6 +143,9 @@ def main(argv: list[str]) -> int:
     if "-h" in argv or "--help" in argv:  # help is not an evaluation: no RESULT_JSON
         build_parser().print_help()
         return EXIT_OK
+    from aka_harness.confine import harden_judge
+
+    harden_judge()
     real_stdout = _redirect_stdout()
     try:
         code, payload = _run(argv)
@@ -168,9 +180,32 @@ def _run(argv: list[str]) -> tuple[int, Optional[dict[str, Any]]]:
     bad = _check_args(args, kernel_path)
     if bad:
         return EXIT_USAGE, _bare_result(evaluator, eval_id, kernel_sha, "usage", bad)
-    from aka_harness.evaluate import evaluate
+    early, confiner = _start_reference(args, layout)
+    from aka_harness.judge import evaluate  # torch loads here, while the reference runner starts
 
-    return evaluate(args, layout, evaluator, eval_id, kernel_path, kernel_sha, argv)
+    return evaluate(args, layout, evaluator, eval_id, kernel_path, kernel_sha, confiner, early)
+
+
+def _start_reference(args: argparse.Namespace, layout: str) -> tuple[Any, Any]:
+    """Start the reference runner before this process imports torch (they overlap)."""
+    import json
+
+    from aka_harness import dist
+    from aka_harness.confine import Confiner
+    from aka_harness.procs import RunnerGroup
+
+    confiner = Confiner()
+    if not (confiner.confines or args.allow_unconfined):
+        return None, confiner
+    world = 1
+    if layout == "atrex":
+        try:
+            with open(os.path.join(args.op_dir, "metadata.json"), encoding="utf-8") as f:
+                meta = json.load(f)
+            world = dist.contract_world_size(meta) if isinstance(meta, dict) else 1
+        except (OSError, ValueError):
+            world = 1  # the plan reports a broken metadata.json properly
+    return RunnerGroup("reference", world, confiner, {}), confiner
 
 
 def _check_args(args: argparse.Namespace, kernel_path: str) -> Optional[str]:
@@ -184,6 +219,8 @@ def _check_args(args: argparse.Namespace, kernel_path: str) -> Optional[str]:
         return "--timed-runs and --warmup must be non-negative"
     if args.cases is not None and args.cases < 1:
         return "--cases must be at least 1"
+    if args.fresh_input_budget_mib < 1:
+        return "--fresh-input-budget-mib must be at least 1"
     if args.private_shapes and not os.path.isfile(args.private_shapes):
         return f"--private-shapes {args.private_shapes}: no such file"
     return None

@@ -25,6 +25,8 @@ from typing import Any, Optional
 
 import torch
 
+from aka_harness.codec import Opaque
+
 
 @dataclass(frozen=True)
 class Tolerance:
@@ -67,8 +69,12 @@ def materialization_problem(value: Any, device: torch.device) -> Optional[str]:
 
     A tensor subclass can defer its computation until the harness reads it
     (a lazy output), so timing would measure nothing: only exactly
-    ``torch.Tensor`` is accepted. Meta and sparse tensors hold no data.
+    ``torch.Tensor`` is accepted. Meta and sparse tensors hold no data. An
+    output received from a runner that was not such a tensor arrives as an
+    ``Opaque`` (wire.py) saying what it was.
     """
+    if isinstance(value, Opaque):
+        return value.why
     if not isinstance(value, torch.Tensor):
         return f"is a {type(value).__name__}, not a torch.Tensor"
     if type(value) is not torch.Tensor:

@@ -33,7 +33,7 @@ class Failure:
     """One failed check, named by shape, output, seed and case."""
 
     shape_id: str
-    stage: str  # compile_import | candidate_runtime | reference_runtime | structure | correctness | timing | setup
+    stage: str  # compile_import | candidate_runtime | reference_runtime | structure | correctness | timing | integrity | setup
     message: str
     output: Optional[str] = None
     seed: Optional[int] = None
@@ -180,6 +180,9 @@ class Result:
                 "reference_runtime": "the reference raised an error",
                 "compile_import": "the candidate failed to import",
                 "timing": "the candidate could not be timed"}.get(f.stage, "check failed")
+        if f.stage == "integrity" or f.message.startswith("output of a timed run is wrong"):
+            # The judge's own findings name no case detail before the first colon.
+            kind = f.message.split(":", 1)[0]
         d["message"] = f"{label}: {kind} (details hidden: generalized evaluation)"
         return d
 

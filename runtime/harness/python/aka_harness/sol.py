@@ -1,6 +1,9 @@
 """SOL-ExecBench layout: definition.json, workload.jsonl, solution entry points.
 
-This file owns the SOL semantics:
+This file owns the SOL semantics, in two halves: ``SolPlan`` is what the judge
+reads (definition, workloads, tolerances, the solution's entry point; the
+reference source is data to it, never run) and ``SolCode`` is what a runner
+process executes (the reference and input generation, or the candidate).
 
 * ``definition.json``: ``axes`` (const / var / expr), ordered ``inputs`` and
   ``outputs`` (shape as axis names or digit literals, ``null`` for a Python
@@ -39,9 +42,8 @@ from typing import Any, Callable, Optional
 import torch
 
 from aka_harness import compare as cmp
-from aka_harness.atrex import LayoutError
+from aka_harness.atrex import LayoutError, Launch, Outputs
 from aka_harness.devices import cpu_redirect
-from aka_harness.driver import Launcher, Outputs, ShapeAdapter
 from aka_harness.loader import LoadError, import_isolated
 
 DEFAULT_TOL = {"max_atol": 1e-2, "max_rtol": 1e-2, "required_matched_ratio": 0.99,
@@ -308,15 +310,25 @@ def _solution_entry(kernel: str, solution: Optional[str]) -> tuple[str, str, boo
     return path, func or sol_func or "run", dps, list(spec.get("languages") or [])
 
 
-class SolOperator:
-    """A SOL-ExecBench problem: definition, workloads, reference module, candidate entry."""
+def _tolerance(workload: dict[str, Any]) -> cmp.Tolerance:
+    tol = dict(DEFAULT_TOL)
+    tol.update(workload.get("tolerance") or {})
+    return cmp.Tolerance(atol=float(tol["max_atol"]), rtol=float(tol["max_rtol"]),
+                         matched_ratio=float(tol["required_matched_ratio"]),
+                         error_cap=(None if tol["max_error_cap"] is None
+                                    else float(tol["max_error_cap"])),
+                         allow_negative_inf=bool(tol["allow_negative_inf"]),
+                         sol_rules=True)
 
-    evaluator = "aka.python.sol"
 
-    def __init__(self, op_dir: str, device: torch.device, private_shapes: Optional[str],
-                 kernel: str, solution: Optional[str], dps_override: Optional[bool]) -> None:
+class SolPlan:
+    """The judge's view of a SOL-ExecBench problem: definition, workloads, entry point."""
+
+    layout = "sol"
+
+    def __init__(self, op_dir: str, private_shapes: Optional[str], kernel: str,
+                 solution: Optional[str], dps_override: Optional[bool]) -> None:
         self.op_dir = os.path.abspath(op_dir)
-        self.device = device
         def_path = os.path.join(self.op_dir, "definition.json")
         try:
             with open(def_path, encoding="utf-8") as f:
@@ -326,37 +338,24 @@ class SolOperator:
         except (OSError, json.JSONDecodeError) as exc:
             raise LayoutError(f"{def_path}: {exc}")
         d = self.definition
+        if not isinstance(d, dict):
+            raise LayoutError(f"{def_path}: expected an object")
         for key in ("axes", "inputs", "outputs", "reference"):
             if key not in d:
                 raise LayoutError(f"{def_path}: missing '{key}'")
-        self.inputs_spec: dict[str, Any] = d["inputs"]
         self.outputs_spec: dict[str, Any] = d["outputs"]
-        self.workloads = _read_workloads(private_shapes or os.path.join(self.op_dir, "workload.jsonl"))
+        self.workloads = _read_workloads(private_shapes or os.path.join(self.op_dir,
+                                                                        "workload.jsonl"))
         self.by_id = {w["uuid"]: w for w in self.workloads}
-        self._tmp = tempfile.mkdtemp(prefix="aka_sol_ref_")
-        ref_file = os.path.join(self._tmp, "_reference.py")
-        with open(ref_file, "w", encoding="utf-8") as f:
-            f.write(d["reference"])
-        try:
-            self.reference = import_isolated(ref_file, "reference")
-        except LoadError as exc:
-            raise LayoutError(f"{def_path}: reference: {exc.message}")
-        if not callable(getattr(self.reference, "run", None)):
-            raise LayoutError(f"{def_path}: the reference defines no function run")
+        self.tols = {w["uuid"]: _tolerance(w) for w in self.workloads}
         if kernel.partition("::")[0].endswith(".json"):
             solution = solution or kernel.partition("::")[0]
             kernel = materialize_solution(solution)
         self.kernel_file, self.entry, dps, self.languages = _solution_entry(kernel, solution)
         self.dps = dps if dps_override is None else dps_override
-        self.entry_fn: Optional[Callable[..., Any]] = None
-
-    def attach_candidate(self, module: Any) -> None:
-        fn = getattr(module, self.entry, None)
-        if not callable(fn):
-            raise LoadError("compile_import", f"the candidate defines no function "
-                            f"'{self.entry}' (entry point {os.path.basename(self.kernel_file)}"
-                            f"::{self.entry})")
-        self.entry_fn = fn
+        self.metadata: dict[str, Any] = {}
+        self._non_float = self.dps and any(
+            not torch_dtype(s["dtype"]).is_floating_point for s in self.outputs_spec.values())
 
     def shape_ids(self) -> list[str]:
         return [w["uuid"] for w in self.workloads]
@@ -365,91 +364,115 @@ class SolOperator:
         return {"default": DEFAULT_TOL, "per_workload": True,
                 "destination_passing": self.dps, "entry": self.entry}
 
-    def shape(self, sid: str) -> "SolShape":
-        return SolShape(self, self.by_id[sid])
+    def tolerance(self, sid: str, output: str) -> cmp.Tolerance:
+        return self.tols[sid]
+
+    def dps_non_float_outputs(self, sid: str) -> bool:
+        return self._non_float
+
+    def shape_spec(self, sid: str) -> dict[str, Any]:
+        return self.by_id[sid]
+
+    def runner_config(self) -> dict[str, Any]:
+        return {"layout": "sol", "op_dir": self.op_dir, "definition": self.definition,
+                "entry": self.entry, "dps": self.dps}
 
 
-class SolShape(ShapeAdapter):
-    """One SOL workload: bound axes, input kinds, tolerance."""
+class SolCode:
+    """A runner's SOL code: the reference module, or the candidate's entry function."""
 
-    def __init__(self, op: SolOperator, workload: dict[str, Any]) -> None:
-        self.op = op
-        self.w = workload
-        self.shape_id = workload["uuid"]
-        self.axes: dict[str, int] = {}
-        tol = dict(DEFAULT_TOL)
-        tol.update(workload.get("tolerance") or {})
-        self.tol = cmp.Tolerance(atol=float(tol["max_atol"]), rtol=float(tol["max_rtol"]),
-                                 matched_ratio=float(tol["required_matched_ratio"]),
-                                 error_cap=(None if tol["max_error_cap"] is None
-                                            else float(tol["max_error_cap"])),
-                                 allow_negative_inf=bool(tol["allow_negative_inf"]),
-                                 sol_rules=True)
-        self.dps_non_float_outputs = op.dps and any(
-            not torch_dtype(s["dtype"]).is_floating_point for s in op.outputs_spec.values())
+    def __init__(self, cfg: dict[str, Any], device: torch.device, kernel: Optional[str]) -> None:
+        self.device = device
+        self.op_dir = str(cfg["op_dir"])
+        self.definition: dict[str, Any] = cfg["definition"]
+        self.inputs_spec: dict[str, Any] = self.definition["inputs"]
+        self.outputs_spec: dict[str, Any] = self.definition["outputs"]
+        self.entry = str(cfg["entry"])
+        self.dps = bool(cfg["dps"])
+        self.axes: dict[str, dict[str, int]] = {}
+        self.workloads: dict[str, dict[str, Any]] = {}
+        if kernel is not None:
+            module = import_isolated(kernel, "candidate")
+            fn = getattr(module, self.entry, None)
+            if not callable(fn):
+                raise LoadError("compile_import", f"the candidate defines no function "
+                                f"'{self.entry}' (entry point {os.path.basename(kernel)}"
+                                f"::{self.entry})")
+            self.entry_fn: Optional[Callable[..., Any]] = fn
+            self.reference: Any = None
+            return
+        self.entry_fn = None
+        tmp = tempfile.mkdtemp(prefix="aka_sol_ref_")
+        ref_file = os.path.join(tmp, "_reference.py")
+        with open(ref_file, "w", encoding="utf-8") as f:
+            f.write(self.definition["reference"])
+        label = os.path.join(self.op_dir, "definition.json")
+        try:
+            self.reference = import_isolated(ref_file, "reference")
+        except LoadError as exc:
+            raise LayoutError(f"{label}: reference: {exc.message}")
+        if not callable(getattr(self.reference, "run", None)):
+            raise LayoutError(f"{label}: the reference defines no function run")
 
-    def setup(self, init_seed: int) -> None:
-        self.axes = resolve_axes(self.op.definition["axes"], self.w.get("axes") or {},
-                                 self.shape_id)
+    def setup(self, sid: str, workload: dict[str, Any], init_seed: int) -> None:
+        self.workloads[sid] = workload
+        self.axes[sid] = resolve_axes(self.definition["axes"], workload.get("axes") or {}, sid)
 
-    def build_inputs(self) -> list[Any]:
-        kinds = self.w.get("inputs") or {}
-        if any((kinds.get(n) or {}).get("type") == "custom" for n in self.op.inputs_spec):
-            return self._custom_inputs(kinds)
-        values = []
-        for name, spec in self.op.inputs_spec.items():
-            kind = kinds.get(name) or {"type": "random"}
-            values.append(self._one_input(name, spec, kind))
-        return values
+    def build_inputs(self, sid: str) -> list[Any]:
+        kinds = self.workloads[sid].get("inputs") or {}
+        if any((kinds.get(n) or {}).get("type") == "custom" for n in self.inputs_spec):
+            return self._custom_inputs(sid, kinds)
+        return [self._one_input(sid, name, spec, kinds.get(name) or {"type": "random"})
+                for name, spec in self.inputs_spec.items()]
 
-    def _one_input(self, name: str, spec: dict[str, Any], kind: dict[str, Any]) -> Any:
+    def _one_input(self, sid: str, name: str, spec: dict[str, Any], kind: dict[str, Any]) -> Any:
         t = kind.get("type", "random")
         dtype = torch_dtype(spec["dtype"])
-        shape = concrete_shape(spec, self.axes)
+        shape = concrete_shape(spec, self.axes[sid])
         if t == "scalar":
             return kind["value"]
         if t == "safetensors":
-            tensor = load_safetensors(resolve_blob(kind["path"], self.op.op_dir),
-                                      kind["tensor_key"], self.op.device)
+            tensor = load_safetensors(resolve_blob(kind["path"], self.op_dir),
+                                      kind["tensor_key"], self.device)
             if shape is not None and list(tensor.shape) != shape or tensor.dtype != dtype:
-                raise LayoutError(f"workload {self.shape_id}: input '{name}' from safetensors "
+                raise LayoutError(f"workload {sid}: input '{name}' from safetensors "
                                   f"is {list(tensor.shape)} {tensor.dtype}, expected {shape} {dtype}")
             return tensor
         if t != "random":
-            raise LayoutError(f"workload {self.shape_id}: input '{name}': unknown kind {t!r}")
+            raise LayoutError(f"workload {sid}: input '{name}': unknown kind {t!r}")
         if shape is None:
-            return random_tensor(name, [], dtype, self.op.device).item()
-        tensor = random_tensor(name, shape, dtype, self.op.device)
-        if self.op.definition.get("op_type") == "sampling" and name == "probs":
+            return random_tensor(name, [], dtype, self.device).item()
+        tensor = random_tensor(name, shape, dtype, self.device)
+        if self.definition.get("op_type") == "sampling" and name == "probs":
             tensor = torch.softmax(tensor.float(), dim=-1).to(dtype)
         return tensor
 
-    def _custom_inputs(self, kinds: dict[str, Any]) -> list[Any]:
-        fname = self.op.definition.get("custom_inputs_entrypoint")
-        fn = getattr(self.op.reference, fname or "", None)
+    def _custom_inputs(self, sid: str, kinds: dict[str, Any]) -> list[Any]:
+        fname = self.definition.get("custom_inputs_entrypoint")
+        fn = getattr(self.reference, fname or "", None)
         if not callable(fn):
-            raise LayoutError(f"workload {self.shape_id}: custom inputs need the reference's "
+            raise LayoutError(f"workload {sid}: custom inputs need the reference's "
                               f"custom_inputs_entrypoint function")
-        args = dict(self.axes)
+        args: dict[str, Any] = dict(self.axes[sid])
         for name, kind in kinds.items():
             if (kind or {}).get("type") == "scalar":
                 args[name] = kind["value"]
-        with cpu_redirect(self.op.device.type == "cpu"):
-            made = fn(args, self.op.device)
-        return [made[name] for name in self.op.inputs_spec]
+        with cpu_redirect(self.device.type == "cpu"):
+            made = fn(args, self.device)
+        return [made[name] for name in self.inputs_spec]
 
-    def _allocate_outputs(self, variant: int) -> list[torch.Tensor]:
+    def _allocate_outputs(self, sid: str, variant: int) -> list[torch.Tensor]:
         outs = []
-        for spec in self.op.outputs_spec.values():
-            shape = concrete_shape(spec, self.axes) or []
-            t = torch.empty(shape, dtype=torch_dtype(spec["dtype"]), device=self.op.device)
+        for spec in self.outputs_spec.values():
+            shape = concrete_shape(spec, self.axes[sid]) or []
+            t = torch.empty(shape, dtype=torch_dtype(spec["dtype"]), device=self.device)
             cmp.poison_(t, variant)
             outs.append(t)
         return outs
 
     def name_outputs(self, value: Any) -> Outputs:
         """A value-returning call's result → outputs keyed by definition order."""
-        names = list(self.op.outputs_spec)
+        names = list(self.outputs_spec)
         if isinstance(value, dict):
             return {n: value.get(n) for n in names} if set(value) == set(names) else \
                 {str(k): v for k, v in value.items()}
@@ -461,37 +484,26 @@ class SolShape(ShapeAdapter):
             return {"result": value}
         return {names[0]: value}
 
-    def run_candidate(self, inputs: Any, poison_variant: int) -> Outputs:
-        assert self.op.entry_fn is not None
-        if self.op.dps:
-            outs = self._allocate_outputs(poison_variant)
+    def launch(self, sid: str, inputs: Any, variant: int) -> Launch:
+        if self.entry_fn is None:
+            run = self.reference.run
+            return Launch(lambda: run(*inputs), self.name_outputs)
+        fn = self.entry_fn
+        if not self.dps:
+            return Launch(lambda: fn(*inputs), self.name_outputs)
+        outs = self._allocate_outputs(sid, variant)
+        names = list(self.outputs_spec)
+        entry = self.entry
+
+        def call() -> None:
             try:
-                self.op.entry_fn(*inputs, *outs)
+                fn(*inputs, *outs)
             except TypeError as exc:
                 if "positional argument" in str(exc):
                     raise TypeError(f"{exc} (destination-passing style calls "
-                                    f"{self.op.entry}(*inputs, *outputs); a value-returning "
+                                    f"{entry}(*inputs, *outputs); a value-returning "
                                     f"entry needs destination_passing_style: false in "
                                     f"solution.json or --no-dps)") from exc
                 raise
-            return dict(zip(self.op.outputs_spec, outs))
-        return self.name_outputs(self.op.entry_fn(*inputs))
 
-    def run_reference(self, inputs: Any) -> Outputs:
-        return self.name_outputs(self.op.reference.run(*inputs))
-
-    def tolerance(self, output: str) -> cmp.Tolerance:
-        return self.tol
-
-    def candidate_launcher(self, inputs: Any) -> Launcher:
-        fn = self.op.entry_fn
-        assert fn is not None
-        if self.op.dps:
-            outs = self._allocate_outputs(0)
-            names = list(self.op.outputs_spec)
-            return (lambda: fn(*inputs, *outs)), (lambda _ret: dict(zip(names, outs)))
-        return (lambda: fn(*inputs)), self.name_outputs
-
-    def reference_launcher(self, inputs: Any) -> Launcher:
-        run = self.op.reference.run
-        return (lambda: run(*inputs)), self.name_outputs
+        return Launch(call, lambda _ret: dict(zip(names, outs)), outs)

@@ -1,44 +1,43 @@
-"""Latency measurement: CUDA events, CUDA-graph replay, or the CPU monotonic clock.
+"""How a runner times one call: CUDA events, CUDA-graph replay, or the CPU clock.
 
-This file owns how one callable is timed. The rules, and why:
+This file owns the measurement inside a runner process. The judge asks for one
+timed call at a time (fresh inputs are staged before each, outside the
+window) and keeps the statistics itself (crosscheck.py); a runner only says
+how long the call took by its own clock. The rules, and why:
 
-* **Median, not mean.** One preempted or throttled launch moves a mean a lot and
-  a median not at all; the spread is reported separately as the coefficient of
-  variation (stdev / mean of the samples).
-* **CUDA events on the current stream, one pair per launch.** The start event is
-  recorded after the L2 flush has been queued, so the flush is outside the
-  window; the end event right after the call returns. No synchronize inside the
-  loop (it would add host latency to every sample); one synchronize before the
-  loop (so warm-up work cannot leak into the first sample) and one after it
-  (before any ``elapsed_time`` is read).
-* **L2 flush before every launch.** A buffer of max(256 MiB, 2 x L2) bytes is
-  zeroed on the current stream, so every launch reads its inputs from HBM as in
-  a real model step, instead of from a warm L2 that a tiny benchmark would
-  otherwise keep hot.
+* **CUDA events on the current stream, one pair per call.** The L2 flush is
+  queued first, then the start event, the call and the end event, then one
+  device-wide synchronize. The flush keeps the GPU busy while the host
+  launches the call, so the start event fires when the flush ends and the
+  event time is the kernel's, not the host's launch latency (as with a
+  pipelined loop); the synchronize makes the reply mean "done".
+* **L2 flush before every call.** A buffer of max(256 MiB, 2 x L2) bytes is
+  zeroed on the current stream, so every call reads its inputs from HBM as in a
+  real model step instead of from a warm L2.
 * **Stream check.** Events on the current stream do not see work a candidate
-  sends to another stream. A few extra launches are timed with a device-wide
-  synchronize inside the window; when that is much slower than the event time,
-  the work ran elsewhere, the slower figure is kept and a diagnostic says why.
-* **CUDA-graph mode** captures one launch and replays it; launch overhead then
-  drops out, which is what a serving stack that uses graphs sees.
-* **CPU**: ``time.perf_counter_ns`` around each call; there is no portable way
-  to flush caches from Python, so ``l2_flush`` is reported false.
+  sends to another stream. During warm-up a few calls are also timed with a
+  device-wide synchronize inside the window; when that is much slower than the
+  event time, the work ran elsewhere, every call is then timed by the host
+  clock up to the synchronize (never flattering) and a note says why.
+* **CUDA-graph mode** captures one call on the staged buffers and replays it;
+  fresh inputs are copied into the captured buffers before each replay.
+* **Warm-up**: --warmup calls, then on a GPU more until WARMUP_MIN_MS have
+  passed, so the first timed calls are not taken at idle clocks.
+* **CPU**: ``time.perf_counter_ns`` around the call; there is no portable way to
+  flush caches from Python, so ``l2_flush`` is reported false.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 import torch
 
-from aka_harness.dist import Collective
-
 FLUSH_MIN_BYTES = 256 * 1024 * 1024
 
-# The stream check flags a run when the synchronized time exceeds the event time
+# The stream check flags a call when the synchronized time exceeds the event time
 # by both this factor and this many microseconds (host launch and sync latency
 # alone stay well below either bound for a kernel on the current stream).
 STREAM_CHECK_FACTOR = 1.5
@@ -47,45 +46,28 @@ STREAM_CHECK_REPS = 10
 WARMUP_MIN_MS = 25.0  # like do_bench's default warm-up budget
 
 
-@dataclass
-class Measurement:
-    """Samples of one timed callable, in microseconds."""
-
-    samples_us: list[float]
-    method: str
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def median_us(self) -> Optional[float]:
-        return statistics.median(self.samples_us) if self.samples_us else None
-
-    @property
-    def cv(self) -> Optional[float]:
-        if len(self.samples_us) < 2:
-            return None
-        mean = statistics.fmean(self.samples_us)
-        return statistics.stdev(self.samples_us) / mean if mean > 0 else None
+def method_name(device: torch.device, cuda_graph: bool) -> str:
+    if device.type == "cuda":
+        return "cuda_graph" if cuda_graph else "cuda_event"
+    return "cpu_monotonic"
 
 
-class Timer:
-    """Times callables on one device with one method; owns the L2 flush buffer."""
+class RunTimer:
+    """Times single calls on one device; owns the L2 flush buffer."""
 
-    def __init__(self, device: torch.device, warmup: int, reps: int, cuda_graph: bool,
-                 coll: Optional[Collective] = None) -> None:
+    def __init__(self, device: torch.device, warmup: int) -> None:
         self.device = device
-        self.coll = coll or Collective()
         self.warmup = max(warmup, 0)
-        self.reps = max(reps, 0)
-        self.cuda_graph = cuda_graph and device.type == "cuda"
+        self.synced = False  # set by the stream check
         self._flush: Optional[torch.Tensor] = None
-        if device.type == "cuda":
-            self.method = "cuda_graph" if self.cuda_graph else "cuda_event"
-        else:
-            self.method = "cpu_monotonic"
 
     @property
-    def l2_flush(self) -> bool:
+    def on_gpu(self) -> bool:
         return self.device.type == "cuda"
+
+    def _sync(self) -> None:
+        if self.on_gpu:
+            torch.cuda.synchronize(self.device)
 
     def flush_bytes(self) -> int:
         """Bytes zeroed per flush: at least twice the device's L2."""
@@ -98,109 +80,75 @@ class Timer:
             self._flush = torch.empty(self.flush_bytes(), dtype=torch.int8, device=self.device)
         self._flush.zero_()
 
-    def measure(self, fn: Callable[[], Any]) -> Measurement:
-        """Warm up, then time ``reps`` launches of ``fn``."""
-        self.coll.barrier()  # ranks start timing together
-        if self.device.type != "cuda":
-            return self._measure_cpu(fn)
-        if self.cuda_graph:
-            return self._measure_graph(fn)
-        return self._measure_events(fn)
-
-    def _measure_cpu(self, fn: Callable[[], Any]) -> Measurement:
-        for _ in range(self.warmup):
-            fn()
-        samples = []
-        for _ in range(self.reps):
+    def once(self, fn: Callable[[], Any]) -> tuple[Any, float]:
+        """One timed call: (what it returned, microseconds)."""
+        if not self.on_gpu:
             t0 = time.perf_counter_ns()
-            fn()
-            samples.append((time.perf_counter_ns() - t0) / 1000.0)
-        return Measurement(samples, "cpu_monotonic")
-
-    def _event_loop(self, launch: Callable[[], Any], reps: int) -> list[float]:
-        """Flush, record start, launch, record end; one sync after all reps."""
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-        torch.cuda.synchronize(self.device)
-        for i in range(reps):
+            ret = fn()
+            return ret, (time.perf_counter_ns() - t0) / 1000.0
+        if self.synced:
             self._flush_l2()
-            starts[i].record()
-            launch()
-            ends[i].record()
-        torch.cuda.synchronize(self.device)
-        return [s.elapsed_time(e) * 1000.0 for s, e in zip(starts, ends)]
-
-    def _synced_loop(self, launch: Callable[[], Any], reps: int) -> tuple[list[float], list[float]]:
-        """Host-clock launches with device-wide synchronizes; (wall, tail) samples in µs.
-
-        Per launch: flush, drain the device (so no stream can hide work under
-        the flush), then ``wall`` = start of the call → every stream drained,
-        and ``tail`` = the call's return → every stream drained. The tail is
-        the GPU work the call left running; for a kernel on the current stream
-        it cannot exceed the event-timed duration plus synchronize latency, so
-        a longer tail means work the events did not see.
-        """
-        walls, tails = [], []
-        for _ in range(reps):
-            self._flush_l2()
-            torch.cuda.synchronize(self.device)
+            self._sync()
             t0 = time.perf_counter_ns()
-            launch()
-            t1 = time.perf_counter_ns()
-            torch.cuda.synchronize(self.device)
-            t2 = time.perf_counter_ns()
-            walls.append((t2 - t0) / 1000.0)
-            tails.append((t2 - t1) / 1000.0)
-        return walls, tails
+            ret = fn()
+            self._sync()
+            return ret, (time.perf_counter_ns() - t0) / 1000.0
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        self._flush_l2()
+        start.record()
+        ret = fn()
+        end.record()
+        self._sync()
+        return ret, start.elapsed_time(end) * 1000.0
 
-    def _warm(self, launch: Callable[[], Any]) -> None:
-        """--warmup launches, then more until WARMUP_MIN_MS of GPU time have passed.
-
-        A GPU that was idle (between processes, while inputs were built) runs
-        at low clocks; tens of milliseconds of sustained work bring it up, so
-        the first timed samples are not taken at idle clocks.
-        """
-        torch.cuda.synchronize(self.device)
+    def warm(self, fn: Callable[[], Any]) -> None:
+        """--warmup calls; on a GPU, more until WARMUP_MIN_MS of work have passed."""
+        if not self.on_gpu:
+            for _ in range(self.warmup):
+                fn()
+            return
+        self._sync()
         t0 = time.perf_counter_ns()
         done = 0
         while done < self.warmup or (time.perf_counter_ns() - t0) / 1e6 < WARMUP_MIN_MS:
             for _ in range(10):
                 self._flush_l2()
-                launch()
+                fn()
             done += 10
-            torch.cuda.synchronize(self.device)
+            self._sync()
             if done >= 10000:
                 break
 
-    def _stream_check(self, launch: Callable[[], Any], m: Measurement) -> Measurement:
-        """Re-time a few launches with device syncs; detect work off the current stream.
+    def stream_check(self, fn: Callable[[], Any]) -> Optional[str]:
+        """Compare event time with the GPU work still running after the call returned.
 
-        When the GPU work left after the call returns is much longer than the
-        event figure, it ran where the events could not see it: every sample is
-        then re-taken as host wall time of launch-to-drained (never flattering)
-        and a diagnostic says why.
+        When the tail is much longer than the event figure, the work ran where
+        the events cannot see it; every call is then timed by the host clock up
+        to a device-wide synchronize, and the returned note says why.
         """
-        _, tails = self._synced_loop(launch, min(STREAM_CHECK_REPS, max(self.reps, 1)))
-        event_med, tail_med = m.median_us, statistics.median(tails)
-        if event_med is None:
-            return m
-        suspect = tail_med > STREAM_CHECK_FACTOR * event_med + STREAM_CHECK_SLACK_US
-        if self.coll.any_true(suspect):  # every rank re-times, or none does
-            note = (f"work outside the current stream: events measured {event_med:.2f} us "
-                    f"but {tail_med:.2f} us of GPU work was still running after the call "
-                    f"returned; host-clock synchronized timings are reported. Launch on "
-                    f"torch.cuda.current_stream() so the timed window covers the kernel.")
-            walls, _ = self._synced_loop(launch, self.reps)
-            return Measurement(walls, m.method + "_synced", m.notes + [note])
-        return m
-
-    def _measure_events(self, fn: Callable[[], Any]) -> Measurement:
-        self._warm(fn)
-        m = Measurement(self._event_loop(fn, self.reps), "cuda_event")
-        return self._stream_check(fn, m)
+        if not self.on_gpu:
+            return None
+        events, tails = [], []
+        for _ in range(STREAM_CHECK_REPS):
+            events.append(self.once(fn)[1])
+            self._flush_l2()
+            self._sync()
+            fn()
+            t1 = time.perf_counter_ns()
+            self._sync()
+            tails.append((time.perf_counter_ns() - t1) / 1000.0)
+        event_med, tail_med = statistics.median(events), statistics.median(tails)
+        if tail_med <= STREAM_CHECK_FACTOR * event_med + STREAM_CHECK_SLACK_US:
+            return None
+        self.synced = True
+        return (f"work outside the current stream: events measured {event_med:.2f} us but "
+                f"{tail_med:.2f} us of GPU work was still running after the call returned; "
+                f"host-clock synchronized timings are reported. Launch on "
+                f"torch.cuda.current_stream() so the timed window covers the kernel.")
 
     def capture(self, fn: Callable[[], Any]) -> tuple["torch.cuda.CUDAGraph", Any]:
-        """Capture one launch of fn in a CUDA graph (after side-stream warm-up).
+        """Capture one call in a CUDA graph (after side-stream warm-up).
 
         Returns the graph and what the captured call returned (its outputs are
         the graph's static output buffers).
@@ -211,20 +159,9 @@ class Timer:
             for _ in range(max(self.warmup, 1)):
                 fn()
         torch.cuda.current_stream(self.device).wait_stream(side)
-        torch.cuda.synchronize(self.device)
+        self._sync()
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             out = fn()
-        torch.cuda.synchronize(self.device)
+        self._sync()
         return graph, out
-
-    def _measure_graph(self, fn: Callable[[], Any]) -> Measurement:
-        graph, _ = self.capture(fn)
-        return self.measure_replay(graph)
-
-    def measure_replay(self, graph: "torch.cuda.CUDAGraph") -> Measurement:
-        """Time replays of a captured graph, each after an L2 flush."""
-        self.coll.barrier()
-        self._warm(graph.replay)
-        m = Measurement(self._event_loop(graph.replay, self.reps), "cuda_graph")
-        return self._stream_check(graph.replay, m)

@@ -1,4 +1,8 @@
-"""Planted hostile candidate: correct RMSNorm that replaces the CPU timer on import."""
+"""Planted hostile candidate: correct RMSNorm that replaces the CPU timer on import.
+
+It computes the result fifty times per call (milliseconds of CPU time that the
+patched timer hides); the judge counts the candidate process's CPU time itself.
+"""
 import time
 
 import torch
@@ -14,6 +18,7 @@ class Model(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-        xf = x.float()
-        y = xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + self.eps) * weight.float()
+        for _ in range(50):
+            xf = x.float()
+            y = xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + self.eps) * weight.float()
         return y.to(x.dtype)

@@ -1,0 +1,848 @@
+"""The judge: one evaluation, decided in a process where no operator or candidate code runs.
+
+This file owns the order of an evaluation and every verdict in it:
+
+1. The plan, from data files only (shapes, workloads, metadata, tolerances);
+   seeds for correctness are derived as before, and a secret seed
+   (os.urandom) picks the inputs of the timed runs and which of them are
+   checked. Nothing outside this process ever learns it.
+2. The reference runner (runner.py) builds every correctness input, runs the
+   reference on it, generates the timed-run inputs from the secret seeds with
+   the operator's own input distribution, computes the reference outputs of
+   the sampled timed runs, and is timed through the same request path the
+   candidate will use. The judge keeps a copy of every input and output. The
+   reference runner then exits, and is waited for, before the candidate runner
+   starts.
+3. The candidate runner imports kernel.py and answers requests: every
+   correctness case (outputs compared, inputs checked unchanged), then per
+   shape a warm-up and the timed runs, each on a fresh input set staged before
+   the judge starts its clock; after each run the inputs are checked unchanged
+   and, for the secretly sampled runs, the outputs compared with the
+   reference's. The reported latencies are cross-checked against the judge's
+   clock (crosscheck.py).
+4. The result (result.py) is printed by cli.py, by this process alone.
+
+A candidate runner's replies are data to this process, never code, and never
+decide an exit code other than 0 or 1: only the plan and the reference can
+make an evaluation a usage (2) or environment (75) error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import torch
+
+from aka_harness import compare as cmp
+from aka_harness import crosscheck as xc
+from aka_harness import dist, loader
+from aka_harness import seeds as sd
+from aka_harness.atrex import AtrexPlan, LayoutError
+from aka_harness.cli import EXIT_ENV, EXIT_FAIL, EXIT_OK, EXIT_USAGE, log
+from aka_harness.confine import Confiner
+from aka_harness.procs import RunnerGroup, RunnerLost
+from aka_harness.result import Failure, Result, ShapeRecord
+from aka_harness.sol import SolPlan
+from aka_harness.timing import method_name
+from aka_harness.wire import ChannelError, Message
+
+_SOL_LANGUAGE_FRAMEWORK = {"pytorch": "PyTorch", "triton": "Triton", "cute_dsl": "CuteDSL",
+                           "tilelang": "TileLang", "gluon": "Gluon", "flydsl": "FlyDSL"}
+
+CHECK_FRACTION = 0.1  # of the timed runs whose outputs are compared (at least 2)
+CALL_GRACE_S = 10.0  # the judge's deadline: the runner's own limit plus this
+POOL_MESSAGE_BYTES = 64 << 20  # timed-run input sets per reply, at most about this much
+
+
+class Abort(Exception):
+    """The evaluation cannot go on: exit code, stage and message."""
+
+    def __init__(self, code: int, stage: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.stage, self.message = code, stage, message
+
+
+@dataclass
+class Case:
+    base: int
+    case: int
+    inputs: list[Any]  # per rank
+    ref: list[dict[str, Any]]  # per rank
+
+
+@dataclass
+class ShapeData:
+    """What the reference phase left for the candidate phase, for one shape."""
+
+    sid: str
+    spec: dict[str, Any]
+    failed: bool = False
+    cases: list[Case] = field(default_factory=list)
+    pool: list[list[Any]] = field(default_factory=list)  # input sets, per rank
+    order: list[int] = field(default_factory=list)  # pool index of each timed run
+    sampled: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # run → ref outputs
+    ref_timed: Optional["Timed"] = None
+
+
+@dataclass
+class Timed:
+    """What the judge saw of one role's timed runs of a shape."""
+
+    wall: list[xc.Samples]  # per rank
+    cpu: xc.CpuSamples = field(default_factory=xc.CpuSamples)  # the group's, CPU device only
+
+
+@dataclass
+class JudgeStats:
+    timed_runs: int = 0
+    distinct_inputs: int = 0
+    checked_timed_runs: int = 0
+    checked_calls: int = 0
+    cross_checked: int = 0
+    cross_failed: int = 0
+    unchecked: int = 0
+
+
+def _framework(args: argparse.Namespace, source: str, languages: list[str]) -> tuple[str, Optional[str]]:
+    """The candidate's framework name, or an error for an unknown --framework."""
+    if args.framework:
+        name = loader.canonical_framework(args.framework)
+        if name is None:
+            return "", (f"--framework {args.framework}: unknown; one of "
+                        f"{', '.join(loader.FRAMEWORKS)}")
+        return name, None
+    for lang in languages:
+        if lang in _SOL_LANGUAGE_FRAMEWORK and lang != "pytorch":
+            return _SOL_LANGUAGE_FRAMEWORK[lang], None
+    return loader.guess_framework(source), None
+
+
+def _select_shapes(ids: list[str], wanted: list[str], generalized: bool) -> tuple[list[str], Optional[str]]:
+    if not wanted:
+        return ids, None
+    opaque = {f"case-{n}": i for n, i in enumerate(ids)} if generalized else {}
+    picked: list[str] = []
+    for w in wanted:
+        real = w if w in ids else opaque.get(w)
+        if real is None:
+            shown = "" if generalized else f" (known: {', '.join(ids[:20])})"
+            return [], f"--shape-id {w}: no such shape{shown}"
+        if real not in picked:
+            picked.append(real)
+    return [i for i in ids if i in picked], None
+
+
+def _value(group: RunnerGroup, msg: Message, **kw: Any) -> Any:
+    """A reply's decoded value; a malformed one loses the group (never a verdict)."""
+    try:
+        return msg.value(**kw)
+    except ChannelError as exc:
+        group.kill()
+        raise RunnerLost(f"sent a malformed reply ({exc})")
+
+
+def _replies(group: RunnerGroup, msgs: list[Message]) -> list[dict[str, Any]]:
+    out = []
+    for m in msgs:
+        value = _value(group, m)
+        out.append(value if isinstance(value, dict) else
+                   {"error": "protocol", "message": "a reply is not an object"})
+    return out
+
+
+def _first_error(replies: list[dict[str, Any]]) -> Optional[dict[str, Any]]:
+    for rank, r in enumerate(replies):
+        if r.get("error"):
+            return dict(r, rank=rank)
+    return None
+
+
+def _rank(err: dict[str, Any], world: int) -> str:
+    return f"rank {err['rank']}: " if world > 1 else ""
+
+
+def _tree_bytes(value: Any) -> int:
+    if isinstance(value, torch.Tensor):
+        return value.numel() * value.element_size()
+    if isinstance(value, dict):
+        return sum(_tree_bytes(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(_tree_bytes(v) for v in value)
+    return 0
+
+
+def _slowest(per_rank: list[xc.Samples]) -> tuple[Optional[float], Optional[float]]:
+    """A shape's latency and CV: the slowest rank's, None when a rank has none."""
+    meds = [s.median_us for s in per_rank]
+    cvs = [s.cv for s in per_rank]
+    lat = max(m for m in meds if m is not None) if meds and None not in meds else None
+    cv = max(c for c in cvs if c is not None) if cvs and None not in cvs else None
+    return lat, cv
+
+
+def _round1(v: Optional[float]) -> Optional[float]:
+    return None if v is None else round(v, 1)
+
+
+def input_change(before: Any, after: Any, path: str = "") -> Optional[str]:
+    """How ``after`` differs from the judge's copy ``before`` (None when identical)."""
+    if isinstance(before, torch.Tensor):
+        if not isinstance(after, torch.Tensor):
+            return f"input {path or 'value'} is no longer a tensor"
+        if after.shape != before.shape or after.dtype != before.dtype:
+            return f"input {path} changed shape or dtype"
+        if cmp.bitwise_equal(before, after):
+            return None
+        diff = (before != after) & ~(torch.isnan(before) & torch.isnan(after)) \
+            if before.is_floating_point() else before != after
+        count = int(diff.sum().item())
+        first = cmp.unravel(int(torch.nonzero(diff.reshape(-1))[0, 0].item()), tuple(before.shape)) \
+            if count else None
+        return f"input {path} changed: {count} of {before.numel()} elements differ (first at {first})"
+    if isinstance(before, dict):
+        if not isinstance(after, dict) or list(before) != list(after):
+            return "the inputs changed structure"
+        for k in before:
+            why = input_change(before[k], after[k], f"'{k}'")
+            if why:
+                return why
+        return None
+    if isinstance(before, (list, tuple)):
+        if not isinstance(after, (list, tuple)) or len(after) != len(before):
+            return "the inputs changed structure"
+        for i, (b, a) in enumerate(zip(before, after)):
+            why = input_change(b, a, f"{path}[{i}]" if path else f"#{i}")
+            if why:
+                return why
+        return None
+    return None if before == after else f"input {path} changed value"
+
+
+class Judge:
+    """Runs one evaluation through the runner processes and fills a Result."""
+
+    def __init__(self, args: argparse.Namespace, plan: Any, result: Result, ids: list[str],
+                 kernel_path: str, world: int, confiner: Confiner) -> None:
+        self.args = args
+        self.plan = plan
+        self.result = result
+        self.ids = ids
+        self.kernel_path = os.path.abspath(kernel_path)
+        self.world = world
+        self.seeds = result.seeds
+        self.cases = args.cases or (10 if plan.layout == "sol" else 1)
+        self.reps = args.timed_runs
+        self.rng = secrets.SystemRandom()
+        self.confiner = confiner
+        self.device = "cpu"
+        self.extra_env: dict[str, str] = {}
+        self.shapes: dict[str, ShapeData] = {}
+        self.records: dict[str, ShapeRecord] = {}
+        self.stats = JudgeStats()
+        self.gaps: dict[str, dict[str, Optional[float]]] = {}
+        self.cand: Optional[RunnerGroup] = None
+        self.cand_idle: Optional[RunnerGroup] = None  # started, kernel.py not yet imported
+        self.cand_broken: Optional[str] = None
+        self.framework: Any = None
+
+    # ---- plumbing ---------------------------------------------------------------------
+
+    def _deadline(self, factor: float = 1.0) -> Optional[float]:
+        t = self.args.candidate_timeout_s
+        return time.monotonic() + t * factor + CALL_GRACE_S if t > 0 else None
+
+    def _init_msg(self, kernel: Optional[str]) -> dict[str, Any]:
+        backend = "gloo"
+        if self.world > 1:
+            de = (self.plan.metadata.get("benchmark_contract") or {}).get("distributed_evaluation")
+            backend = str((de or {}).get("backend") or "nccl")
+        return {"op": "init", "cfg": self.plan.runner_config(), "kernel": kernel,
+                "device": self.device if kernel else self.args.device,
+                "timeout_s": self.args.candidate_timeout_s, "warmup": self.args.warmup,
+                "backend": backend}
+
+    def _fail(self, sid: str, failure: Failure) -> None:
+        self.records[sid].passed = False
+        self.result.failures.append(failure)
+
+    # ---- the reference phase ----------------------------------------------------------
+
+    def start_reference(self, early: Optional[RunnerGroup]) -> RunnerGroup:
+        """Start the reference runner; learn the device from it (75 when it has none)."""
+        group = early
+        if group is None or group.world != self.world:
+            if group is not None:
+                group.kill()
+            group = RunnerGroup("reference", self.world, self.confiner, self.extra_env)
+        try:
+            replies = _replies(group, group.request([self._init_msg(None)]))
+        except RunnerLost as exc:
+            raise Abort(EXIT_USAGE, "setup", f"operator: the reference process {exc.why} while "
+                        f"loading the operator")
+        err = _first_error(replies)
+        if err:
+            group.close()
+            code = EXIT_ENV if err["error"] == "env" else EXIT_USAGE
+            stage = "environment" if code == EXIT_ENV else "setup"
+            prefix = "" if code == EXIT_ENV else "operator: "
+            raise Abort(code, stage, prefix + str(err.get("message")))
+        self.device = str(replies[0]["device"])
+        self.result.extra["device"] = str(replies[0].get("device_name"))
+        self.result.extra["torch_version"] = str(replies[0].get("torch_version"))
+        self.result.timing_method = (method_name(torch.device(self.device), self.args.cuda_graph)
+                                     if self.reps > 0 else "none")
+        self.result.l2_flush = self.device == "cuda"
+        return group
+
+    def reference_phase(self, group: RunnerGroup) -> None:
+        # The candidate runner starts now so that its torch import overlaps this
+        # phase; it imports kernel.py only once this group has exited (below).
+        self.cand_idle = RunnerGroup("candidate", self.world, self.confiner, self.extra_env)
+        try:
+            for sid in self.ids:
+                log(f"shape {sid}: reference")
+                self.records[sid] = ShapeRecord(sid)
+                self.result.shapes.append(self.records[sid])
+                self.shapes[sid] = self._reference_shape(group, sid)
+        except RunnerLost as exc:
+            raise Abort(EXIT_USAGE, "reference_runtime",
+                        f"the reference process {exc.why}: the operator's reference or input "
+                        f"builder, not the candidate, failed")
+        finally:
+            group.close()  # exits, and is waited for, before any candidate code runs
+
+    def _reference_shape(self, group: RunnerGroup, sid: str) -> ShapeData:
+        data = ShapeData(sid, self.plan.shape_spec(sid))
+        init = sd.derive_seed("init", self.seeds[0], sid, 0)
+        err = _first_error(_replies(group, group.request(
+            [{"op": "setup", "sid": sid, "spec": data.spec, "seed": init}])))
+        if err:
+            data.failed = True
+            self._fail(sid, Failure(sid, "reference_runtime", f"shape {sid}: {_rank(err, self.world)}"
+                                    f"setting up the reference failed: {err.get('message')}"))
+            return data
+        for base in self.seeds:
+            for case in range(self.cases):
+                seed = sd.derive_seed(sd.STAGE_CORRECTNESS, base, sid, case)
+                msgs = group.request([{"op": "case", "sid": sid, "seed": seed}])
+                replies = _replies(group, msgs)
+                err = _first_error(replies)
+                if err:
+                    data.failed = True
+                    self._fail(sid, Failure(sid, "reference_runtime", f"shape {sid}: "
+                                            f"{_rank(err, self.world)}the reference or its input "
+                                            f"builder raised {err.get('message')}", seed=base,
+                                            case=case))
+                    return data
+                data.cases.append(Case(base, case, [r["inputs"] for r in replies],
+                                       [r["outputs"] for r in replies]))
+        if self.reps > 0:
+            self._reference_timing(group, data)
+        return data
+
+    def _fresh_pool(self, group: RunnerGroup, data: ShapeData) -> None:
+        """Timed-run inputs from secret seeds; as many distinct sets as the budget holds."""
+        budget = self.args.fresh_input_budget_mib << 20
+        want, chunk = self.reps, 1
+        while len(data.pool) < want:
+            n = min(chunk, want - len(data.pool))
+            seeds = [int.from_bytes(os.urandom(4), "big") & 0x7FFFFFFF for _ in range(n)]
+            replies = _replies(group, group.request([{"op": "case", "sid": data.sid,
+                                                      "seeds": seeds}]))
+            err = _first_error(replies)
+            if err:
+                raise RuntimeError(f"building timed-run inputs failed: {err.get('message')}")
+            for k in range(n):
+                data.pool.append([r["sets"][k] for r in replies])
+            if len(data.pool) == n:  # the first set tells the size of all
+                size = max(1, sum(_tree_bytes(s) for s in data.pool[0]))
+                want = min(self.reps, max(1, budget // size))
+                chunk = max(1, POOL_MESSAGE_BYTES // size)
+        if len(data.pool) == self.reps:
+            data.order = list(range(self.reps))
+        else:
+            data.order = [self.rng.randrange(len(data.pool)) for _ in range(self.reps)]
+        n_check = min(self.reps, max(2, math.ceil(CHECK_FRACTION * self.reps)))
+        runs = sorted(self.rng.sample(range(self.reps), n_check))
+        replies = _replies(group, group.request(
+            [{"op": "call", "sid": data.sid, "many": True,
+              "inputs": [data.pool[data.order[run]][r] for run in runs]}
+             for r in range(self.world)]))
+        err = _first_error(replies)
+        if err:
+            raise RuntimeError(f"the reference raised {err.get('message')}")
+        for k, run in enumerate(runs):
+            data.sampled[run] = [r["outputs"][k] for r in replies]
+
+    def _reference_timing(self, group: RunnerGroup, data: ShapeData) -> None:
+        sid = data.sid
+        try:
+            self._fresh_pool(group, data)
+        except RuntimeError as exc:
+            data.failed = True
+            self._fail(sid, Failure(sid, "reference_runtime", f"shape {sid}: {exc}"))
+            return
+        try:
+            timed, why = self._timed_runs(group, data, "reference")
+        except _JudgeFailure as exc:
+            timed, why = Timed([]), str(exc)
+        if why:
+            self.result.diagnose("timing", f"shape {sid}: timing the reference failed: {why}", sid)
+            return
+        data.ref_timed = timed
+
+    # ---- timed runs (both roles) ------------------------------------------------------
+
+    def _prepare(self, group: RunnerGroup, data: ShapeData, role: str) -> Optional[str]:
+        warm = data.cases[0].inputs
+        factor = self.args.warmup + 25
+        replies = _replies(group, group.request(
+            [{"op": "prepare", "sid": data.sid, "inputs": warm[r], "graph": self.args.cuda_graph}
+             for r in range(self.world)], self._deadline(factor) if role == "candidate" else None))
+        err = _first_error(replies)
+        if err:
+            return f"{_rank(err, self.world)}{err.get('message')}"
+        for note in replies[0].get("notes") or []:
+            self.result.diagnose("timing", f"shape {data.sid}: {role}: {str(note)[:2000]}",
+                                 data.sid)
+        return None
+
+    def _timed_runs(self, group: RunnerGroup, data: ShapeData,
+                    role: str) -> tuple[Timed, Optional[str]]:
+        """Warm up, then every timed run on its fresh inputs; (what was seen, error)."""
+        timed = Timed([xc.Samples() for _ in range(self.world)])
+        why = self._prepare(group, data, role)
+        if why:
+            return timed, why
+        cand = role == "candidate"
+        on_cpu = self.device == "cpu"
+        for run in range(self.reps):
+            inputs = data.pool[data.order[run]]
+            deadline = self._deadline() if cand else None
+            # Both roles send the inputs back, so that their paths cost the same.
+            msgs = group.request([{"op": "stage", "inputs": inputs[r], "back": True}
+                                  for r in range(self.world)], deadline)
+            err = _first_error(_replies(group, msgs))
+            if err:
+                return timed, f"{_rank(err, self.world)}{err.get('message')}"
+            if cand:  # the inputs as the previous call (or the warm-up) left them
+                prev = data.pool[data.order[run - 1]] if run else data.cases[0].inputs
+                what = f"timed run {run - 1}" if run else "warm-up"
+                self._check_inputs(group, data, prev, what, msgs, "before")
+            deadline = self._deadline() if cand else None
+            cpu0 = group.cpu_ns() if on_cpu else 0
+            t0 = time.perf_counter_ns()
+            group.send([{"op": "go"}] * self.world, deadline)
+            msgs = group.recv(deadline)
+            cpu_us = (group.cpu_ns() - cpu0) / 1000.0 if on_cpu else None
+            why = self._take_run(group, data, run, msgs, t0, cpu_us, timed, role)
+            if why:
+                return timed, why
+        return timed, None
+
+    def _take_run(self, group: RunnerGroup, data: ShapeData, run: int, msgs: list[Message],
+                  t0: int, cpu_us: Optional[float], timed: Timed, role: str) -> Optional[str]:
+        """Record one timed run; for the candidate, check its inputs and sampled outputs."""
+        replies = _replies(group, msgs)
+        err = _first_error(replies)
+        if err:
+            return f"{_rank(err, self.world)}{err.get('message')}"
+        reported, incall = [], 0.0
+        for r, (m, rep) in enumerate(zip(msgs, replies)):
+            us = rep.get("us")
+            if not xc.valid_report(us):
+                raise _Tampered(f"timing tampered: shape {data.sid}: timed run {run} "
+                                f"reported {str(us)[:40]!r} as its latency")
+            timed.wall[r].add(float(us), (m.arrived_ns - t0) / 1000.0)
+            reported.append(float(us))
+            cpu_in = rep.get("cpu_us")
+            incall += float(cpu_in) if xc.valid_report(cpu_in) else 0.0
+        if cpu_us is not None:
+            timed.cpu.cpu.append(cpu_us)
+            timed.cpu.reported.append(max(reported))
+            timed.cpu.incall.append(incall)
+        if role != "candidate":
+            return None
+        self.stats.timed_runs += 1
+        if run == self.reps - 1:  # the last call's inputs: no stage follows to bring them
+            back = group.request([{"op": "inputs"}], self._deadline())
+            self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", back,
+                               "inputs")
+        if run in data.sampled:
+            self.stats.checked_timed_runs += 1
+            for r, m in enumerate(msgs):
+                outs = _value(group, m, strict=True, device=self.device).get("outputs")
+                bad = self._output_problem(data.sid, data.sampled[run][r], outs)
+                if bad:
+                    raise _WrongTimed(f"output of a timed run is wrong: shape {data.sid}, timed "
+                                      f"run {run}: {bad}")
+        return None
+
+    def _check_inputs(self, group: RunnerGroup, data: ShapeData, judge_copy: list[Any],
+                      what: str, msgs: list[Message], key: str) -> None:
+        for r, m in enumerate(msgs):
+            after = _value(group, m, strict=True, device=self.device).get(key)
+            why = input_change(judge_copy[r], after)
+            if why:
+                raise _Modified(f"inputs modified during a call: shape {data.sid}, {what}: {why}")
+        self.stats.checked_calls += 1
+
+    # ---- the candidate phase ----------------------------------------------------------
+
+    def _candidate(self) -> Optional[RunnerGroup]:
+        """The candidate group, (re)started and loaded when needed; None when it cannot load."""
+        if self.cand is not None or self.cand_broken:
+            return self.cand
+        group, self.cand_idle = self.cand_idle, None
+        if group is None:
+            group = RunnerGroup("candidate", self.world, self.confiner, self.extra_env)
+        try:
+            replies = _replies(group, group.request([self._init_msg(self.kernel_path)]))
+        except RunnerLost as exc:
+            self.cand_broken = f"the candidate process {exc.why} while importing kernel.py"
+            return None
+        err = _first_error(replies)
+        if err:
+            group.kill()
+            stage = str(err.get("stage") or "compile_import") if err["error"] == "load" \
+                else "compile_import"
+            self.cand_broken = f"{stage}\0{err.get('message')}"
+            return None
+        self.cand = group
+        return group
+
+    def candidate_phase(self) -> None:
+        if self._candidate() is None:  # kernel.py does not load: the whole evaluation fails
+            stage, _, msg = (self.cand_broken or "").partition("\0")
+            raise Abort(EXIT_FAIL, stage if msg else "candidate_runtime", msg or stage)
+        for sid in self.ids:
+            data = self.shapes[sid]
+            if data.failed:
+                continue
+            log(f"shape {sid}: candidate")
+            group = self._candidate()
+            if group is None:
+                stage, _, msg = (self.cand_broken or "").partition("\0")
+                if not msg:
+                    stage, msg = "candidate_runtime", stage
+                if not self.result.failures or self.result.failures[-1].message != msg:
+                    self.result.diagnose(stage, msg)
+                self._fail(sid, Failure(sid, stage, msg))
+                continue
+            try:
+                self._candidate_shape(group, data)
+            except RunnerLost as exc:
+                self.cand = None
+                msg = (f"candidate call exceeded {self.args.candidate_timeout_s:g} s"
+                       if exc.why == "timeout" else f"the candidate process {exc.why}")
+                self._fail(sid, Failure(sid, "candidate_runtime", f"shape {sid}: {msg}"))
+            except _JudgeFailure as exc:
+                self._fail(sid, Failure(sid, exc.stage, exc.args[0]))
+                self.records[sid].latency_us = self.records[sid].cv = None
+        if self.cand is not None:
+            self.cand.close()
+
+    def _candidate_shape(self, group: RunnerGroup, data: ShapeData) -> None:
+        sid = data.sid
+        init = sd.derive_seed("init", self.seeds[0], sid, 0)
+        err = _first_error(_replies(group, group.request(
+            [{"op": "setup", "sid": sid, "spec": data.spec, "seed": init}], self._deadline())))
+        if err:
+            msg = str(err.get("message"))
+            self._fail(sid, Failure(sid, "candidate_runtime", f"shape {sid}: {msg}"))
+            self.result.diagnose("candidate_runtime", msg, sid)
+            return
+        for i, case in enumerate(data.cases):
+            if not self._candidate_case(group, data, case, i == 0):
+                return
+        if self.records[sid].passed and self.reps > 0:
+            self._candidate_timing(group, data)
+
+    def _call(self, group: RunnerGroup, data: ShapeData, case: Case,
+              variant: int) -> Optional[list[Any]]:
+        """One correctness call per rank; the outputs, or None after recording a failure."""
+        sid = data.sid
+        msgs = group.request([{"op": "call", "sid": sid, "inputs": case.inputs[r],
+                               "variant": variant} for r in range(self.world)], self._deadline())
+        replies = _replies(group, msgs)
+        err = _first_error(replies)
+        if err:
+            msg = str(err.get("message"))
+            if err["error"] == "timeout":
+                text = f"shape {sid}: {_rank(err, self.world)}{msg}"
+            else:
+                text = f"shape {sid}: {_rank(err, self.world)}candidate raised {msg}"
+                self.result.diagnose("candidate_runtime", msg, sid)
+            self._fail(sid, Failure(sid, "candidate_runtime", text, seed=case.base, case=case.case))
+            return None
+        outs = []
+        for r, m in enumerate(msgs):
+            got = _value(group, m, strict=True, device=self.device)
+            why = input_change(case.inputs[r], got.get("inputs"))
+            if why:
+                raise _Modified(f"inputs modified during a call: shape {sid}, seed {case.base}, "
+                                f"case {case.case}: {why}")
+            outs.append(got.get("outputs"))
+        self.stats.checked_calls += 1
+        return outs
+
+    def _candidate_case(self, group: RunnerGroup, data: ShapeData, case: Case, first: bool) -> bool:
+        """One correctness case on every rank; False when the shape must stop."""
+        outs = self._call(group, data, case, 0)
+        if outs is None:
+            return False
+        if first and self.plan.dps_non_float_outputs(data.sid):
+            again = self._call(group, data, case, 1)
+            if again is None:
+                return False
+            if not self._same_non_float(data, case, outs[0], again[0]):
+                return False
+        go_on = True
+        for r in range(self.world):
+            go_on = self._compare_outputs(data, case.ref[r], outs[r], case, r) and go_on
+        return go_on
+
+    def _same_non_float(self, data: ShapeData, case: Case, out: Any, again: Any) -> bool:
+        if not isinstance(out, dict) or not isinstance(again, dict):
+            return True  # the comparison reports the structure
+        for name, value in out.items():
+            other = again.get(name)
+            if (isinstance(value, torch.Tensor) and not value.is_floating_point()
+                    and isinstance(other, torch.Tensor) and not cmp.bitwise_equal(value, other)):
+                self._fail(data.sid, Failure(data.sid, "correctness", f"shape {data.sid}: output "
+                                             f"'{name}' depends on the poison written before the "
+                                             f"call: some elements are never written",
+                                             output=name, seed=case.base, case=case.case))
+                return False
+        return True
+
+    def _output_problem(self, sid: str, ref: dict[str, Any], out: Any) -> Optional[str]:
+        """Why timed-run outputs differ from the reference's (None when they match)."""
+        if not isinstance(out, dict) or set(out) != set(ref):
+            return "the outputs have the wrong structure"
+        for name in ref:
+            v = cmp.compare(ref[name], out[name], self.plan.tolerance(sid, name),
+                            torch.device("cpu"))
+            if not v.ok:
+                return f"output '{name}': {v.reason}"
+        return None
+
+    def _compare_outputs(self, data: ShapeData, ref: dict[str, Any], out: Any, case: Case,
+                         rank: int) -> bool:
+        sid = data.sid
+        where = f"rank {rank}: " if self.world > 1 else ""
+        if not isinstance(out, dict) or (list(ref) != list(out) and set(ref) != set(out)):
+            got = sorted(map(str, out)) if isinstance(out, dict) else type(out).__name__
+            self._fail(sid, Failure(sid, "structure", f"shape {sid}: {where}the candidate "
+                                    f"returned outputs {got}, the reference {sorted(ref)}",
+                                    seed=case.base, case=case.case))
+            return False
+        go_on = True
+        for name in ref:
+            v = cmp.compare(ref[name], out[name], self.plan.tolerance(sid, name),
+                            torch.device("cpu"))
+            self.result.note_errors(v.max_abs_err, v.max_rel_err)
+            if v.ok and v.bad_count:
+                # SOL's matched ratio accepted some misses; say so, a probe may care.
+                self.result.diagnose("tolerance", f"shape {sid}, output '{name}': {v.bad_count} "
+                                     f"of {v.numel} elements outside atol/rtol were accepted "
+                                     f"by the required matched ratio (first at "
+                                     f"{v.first_bad_index})", sid)
+            if v.ok:
+                continue
+            structural = v.max_abs_err is None and v.first_bad_index is None and not v.bad_count
+            msg = f"shape {sid}, {where}output '{name}', seed {case.base}, case {case.case}: {v.reason}"
+            if v.max_abs_err is not None:
+                msg += f"; max abs err {v.max_abs_err:.4g}, max rel err {v.max_rel_err:.4g}"
+            if v.first_bad_index is not None:
+                msg += f"; first mismatch at index {v.first_bad_index}"
+            self._fail(sid, Failure(sid, "structure" if structural else "correctness", msg,
+                                    output=name, seed=case.base, case=case.case,
+                                    max_abs_err=v.max_abs_err, max_rel_err=v.max_rel_err,
+                                    first_mismatch_index=v.first_bad_index,
+                                    mismatch_count=v.bad_count or None))
+            go_on = go_on and not structural
+        return go_on
+
+    def _candidate_timing(self, group: RunnerGroup, data: ShapeData) -> None:
+        sid = data.sid
+        rec = self.records[sid]
+        self.stats.distinct_inputs += len(data.pool)
+        timed, why = self._timed_runs(group, data, "candidate")
+        if why:
+            self._fail(sid, Failure(sid, "timing", f"shape {sid}: timing the candidate failed: "
+                                    f"{why}"))
+            self.result.diagnose("timing", why, sid)
+            return
+        self._cross_check(group, data, timed)
+        rec.latency_us, rec.cv = _slowest(timed.wall)
+        if data.ref_timed:
+            rec.ref_latency_us, rec.ref_cv = _slowest(data.ref_timed.wall)
+
+    def _cross_check(self, group: RunnerGroup, data: ShapeData, timed: Timed) -> None:
+        """The reported latencies against the judge's clock, and on a CPU its CPU count."""
+        sid, ref = data.sid, data.ref_timed
+        verdicts = [xc.check(timed.wall[r], ref.wall[r] if ref else None, self.device)
+                    for r in range(self.world)]
+        cpu = xc.cpu_check(timed.cpu, ref.cpu if ref else None, group.cpus()) \
+            if self.device == "cpu" else xc.Verdict(True)
+        self.stats.cross_checked += 1
+        self.stats.unchecked += ref is None
+        self.gaps[sid] = {"gap_us": _round1(verdicts[0].gap_us),
+                          "ref_gap_us": _round1(verdicts[0].ref_gap_us),
+                          "limit_us": _round1(verdicts[0].limit_us)}
+        if self.device == "cpu":
+            self.gaps[sid].update({"cpu_excess_us": _round1(cpu.gap_us),
+                                   "ref_path_cpu_us": _round1(cpu.ref_gap_us),
+                                   "cpu_limit_us": _round1(cpu.limit_us)})
+        for r, verdict in enumerate(verdicts + [cpu]):
+            if not verdict.ok:
+                self.stats.cross_failed += 1
+                head, _, rest = verdict.reason.partition(": ")
+                where = f"rank {r}: " if self.world > 1 and r < self.world else ""
+                raise _Tampered(f"{head}: shape {sid}: {where}{rest}")
+
+    def summary(self) -> dict[str, Any]:
+        s = self.stats
+        if not s.cross_checked:
+            cross = "not run"
+        elif s.cross_failed:
+            cross = "failed"
+        elif s.unchecked:
+            cross = "partial (no reference timing for some shapes)"
+        else:
+            cross = "passed"
+        limits = {k: {"abs_us": v[0], "rel": v[1]}
+                  for k, v in xc.GAP_LIMITS.items() if k == self.device}
+        if self.device == "cpu":
+            limits["cpu"]["cpu_abs_us"], limits["cpu"]["cpu_rel"] = xc.CPU_ABS_US, xc.CPU_REL
+        return {"separate_processes": True, "confinement": self.confiner.level,
+                "fresh_inputs": {"timed_runs": s.timed_runs,
+                                 "distinct_input_sets": s.distinct_inputs},
+                "checked_timed_runs": s.checked_timed_runs,
+                "inputs_checked_calls": s.checked_calls,
+                "cross_check": cross, "gap_limit": limits.get(self.device),
+                # Per shape (rank 0): the judge's median gap, the reference's, the limit.
+                "gap_us_by_shape": {} if self.args.generalized else self.gaps}
+
+
+class _JudgeFailure(Exception):
+    stage = "integrity"
+
+
+class _Tampered(_JudgeFailure):
+    stage = "integrity"
+
+
+class _Modified(_JudgeFailure):
+    stage = "integrity"
+
+
+class _WrongTimed(_JudgeFailure):
+    stage = "correctness"
+
+
+# ---- the evaluation ---------------------------------------------------------------------------
+
+def _check_framework(judge: Judge) -> None:
+    """The candidate's framework must be installed and usable on the device found."""
+    problem = loader.framework_problem(judge.framework, judge.device)
+    if problem:
+        raise Abort(EXIT_FAIL, "environment", problem)
+    loader.prepare_framework_env(judge.framework, judge.device)  # the candidate group inherits it
+
+
+def _load_plan(args: argparse.Namespace, layout: str) -> Any:
+    if layout == "atrex":
+        return AtrexPlan(args.op_dir, args.private_shapes, args.atol, args.rtol)
+    return SolPlan(args.op_dir, args.private_shapes, args.kernel, args.solution,
+                   False if args.no_dps else None)
+
+
+def evaluate(args: argparse.Namespace, layout: str, evaluator: str, eval_id: str,
+             kernel_path: str, kernel_sha: Optional[str], confiner: Confiner,
+             early: Optional[RunnerGroup] = None) -> tuple[int, Optional[dict[str, Any]]]:
+    """The whole evaluation; the payload is None on ranks other than 0 of a launcher.
+
+    ``early`` is the reference runner cli.py started before torch was imported here.
+    """
+    if dist.under_launcher() and os.environ.get("RANK", "0") != "0":
+        if early is not None:
+            early.kill()
+        log("started by a launcher: rank 0's judge starts and judges every rank")
+        return EXIT_OK, None
+    base = sd.base_seeds(args.seed, args.multi_seed)
+    result = Result(evaluator=evaluator, eval_id=eval_id, kernel_sha256=kernel_sha, seeds=base,
+                    timing_method="none", warmup=args.warmup, reps=args.timed_runs,
+                    l2_flush=False, generalized=args.generalized)
+    result.extra["layout"] = layout
+    judge: Optional[Judge] = None
+    try:
+        judge = _setup(args, layout, result, kernel_path, confiner)
+        group = judge.start_reference(early)
+        early = None
+        try:
+            _check_framework(judge)
+        except Abort:
+            group.close()
+            raise
+        judge.reference_phase(group)
+        judge.candidate_phase()
+    except Abort as exc:
+        for g in (early, judge.cand, judge.cand_idle) if judge else (early,):
+            if g is not None:
+                g.kill()
+        for rec in result.shapes:
+            rec.passed = False
+        if judge is not None:
+            result.extra["judge"] = judge.summary()
+        result.setup_failed = True
+        result.failures.append(Failure("*", exc.stage, exc.message))
+        result.diagnose(exc.stage, exc.message)
+        log(f"{exc.stage}: {exc.message}")
+        return exc.code, result.to_json()
+    result.extra["judge"] = judge.summary()
+    if judge.world > 1:
+        result.extra["world_size"] = judge.world
+    out = result.to_json()
+    log(f"{out['passed']}/{out['total']} shapes passed; geomean latency "
+        f"{out['latency_us_geomean']} us; speedup {out['speedup_vs_ref_geomean']}")
+    return (EXIT_OK if out["all_pass"] else EXIT_FAIL), out
+
+
+def _setup(args: argparse.Namespace, layout: str, result: Result, kernel_path: str,
+           confiner: Confiner) -> Judge:
+    """Plan, shapes, framework and confinement: everything decided before any process starts."""
+    try:
+        plan = _load_plan(args, layout)
+    except LayoutError as exc:
+        raise Abort(EXIT_USAGE, "setup", f"operator: {exc}")
+    world = dist.contract_world_size(plan.metadata) if layout == "atrex" else 1
+    ids, bad = _select_shapes(plan.shape_ids(), args.shape_id, args.generalized)
+    if bad:
+        raise Abort(EXIT_USAGE, "usage", bad)
+    result.extra["tolerance"] = plan.tolerance_summary()
+    if layout == "sol":
+        kernel_path = plan.kernel_file  # a solution.json's entry file, materialized
+    with open(kernel_path, encoding="utf-8", errors="replace") as f:
+        source = f.read()
+    fw_name, bad = _framework(args, source, plan.languages)
+    if bad:
+        raise Abort(EXIT_USAGE, "usage", bad)
+    result.extra["framework"] = fw_name
+    result.extra["cases_per_seed"] = args.cases or (10 if layout == "sol" else 1)
+    judge = Judge(args, plan, result, ids, kernel_path, world, confiner)
+    judge.framework = loader.FRAMEWORKS[fw_name]
+    if not judge.confiner.confines and not args.allow_unconfined:
+        raise Abort(EXIT_ENV, "environment",
+                    "the judge cannot confine the candidate process: Landlock is not available "
+                    "(Linux 5.13 or later with the landlock LSM enabled); without it candidate "
+                    "code could reach the result channel. Pass --allow-unconfined to evaluate "
+                    "anyway (not for untrusted candidates)")
+    return judge

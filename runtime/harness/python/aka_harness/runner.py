@@ -1,0 +1,358 @@
+"""A runner process: executes operator code or the candidate for the judge.
+
+This file owns everything that happens in the processes the judge starts
+(judge.py). A runner has one role:
+
+* **reference**: imports the operator's reference and input builder, builds
+  inputs from the seeds the judge sends, runs the reference, times it;
+* **candidate**: imports kernel.py (untrusted) and runs it on the inputs the
+  judge sends, returning outputs, the inputs as they are after the call, and
+  its own timing of each timed call.
+
+A runner holds no verdict, no seed it was not given and no reference output
+(a candidate runner never sees one); it only answers requests (wire.py) on
+the two pipes it was given. Its stdout is the sandbox's stderr, so nothing it
+prints can reach the result channel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import os
+import signal
+import sys
+import time
+import traceback
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
+
+import torch
+
+from aka_harness import compare as cmp
+from aka_harness import seeds as sd
+from aka_harness.atrex import AtrexCode, CandidateError, LayoutError, Launch
+from aka_harness.dist import Collective
+from aka_harness.loader import LoadError
+from aka_harness.sol import SolCode
+from aka_harness.timing import RunTimer
+from aka_harness.wire import Channel, ChannelClosed
+
+
+class CaseTimeout(Exception):
+    """A candidate call ran past --candidate-timeout-s."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """SIGALRM-based limit for one call (0 disables); the judge has its own deadline."""
+    if seconds <= 0:
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise CaseTimeout(f"candidate call exceeded {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def user_error(exc: BaseException, files: tuple[str, ...] = ()) -> str:
+    """One line of exception text plus the innermost frame in the user's file."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [f for f in frames if any(f.filename.endswith(p) for p in files)] if files else []
+    where = ""
+    pick = mine[-1] if mine else (frames[-1] if frames else None)
+    if pick is not None:
+        where = f" [{pick.filename.rsplit('/', 1)[-1]}:{pick.lineno}: {(pick.line or '').strip()}]"
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def clone_tree(value: Any) -> Any:
+    """Deep copy of nested inputs; tensors are cloned (same strides where possible)."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, dict):
+        return {k: clone_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone_tree(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(clone_tree(v) for v in value)
+    return copy.deepcopy(value)
+
+
+def tree_bytes(value: Any) -> int:
+    if isinstance(value, torch.Tensor):
+        return value.numel() * value.element_size()
+    if isinstance(value, dict):
+        return sum(tree_bytes(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(tree_bytes(v) for v in value)
+    return 0
+
+
+def refill(dest: Any, src: Any) -> bool:
+    """Copy src's tensor values into dest's tensors in place; False if the structure,
+    a shape, a dtype or a non-tensor value differs (then dest must be replaced)."""
+    if isinstance(dest, torch.Tensor):
+        if not isinstance(src, torch.Tensor) or dest.shape != src.shape or dest.dtype != src.dtype:
+            return False
+        dest.copy_(src)
+        return True
+    if isinstance(dest, dict):
+        return (isinstance(src, dict) and list(dest) == list(src)
+                and all(refill(dest[k], src[k]) for k in dest))
+    if isinstance(dest, (list, tuple)):
+        return (type(src) is type(dest) and len(src) == len(dest)
+                and all(refill(d, s) for d, s in zip(dest, src)))
+    return type(dest) is type(src) and dest == src
+
+
+def scrub_allocator(device: torch.device, nbytes: int) -> None:
+    """Hand the caching allocator NaN-filled blocks before a candidate runs.
+
+    torch's CUDA allocator reuses freed blocks without clearing them, so an
+    output that a kernel allocates with torch.empty and never writes could
+    contain an earlier result of its own. Allocating, NaN-filling and freeing
+    a few blocks of the likely sizes makes such leftovers NaN instead.
+    """
+    if device.type != "cuda":
+        return
+    size = min(max(nbytes, 1 << 20), 1 << 30)
+    blocks = []
+    for _ in range(2):
+        b = torch.empty(size // 4, dtype=torch.float32, device=device)
+        b.fill_(float("nan"))
+        blocks.append(b)
+    del blocks
+
+
+class Runner:
+    """One runner's state: its code, its device and the shape being timed."""
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+        self.code: Any = None
+        self.device = torch.device("cpu")
+        self.coll = Collective()
+        self.timeout_s = 0.0
+        self.files: tuple[str, ...] = ()
+        self.timer: Optional[RunTimer] = None
+        self.sid = ""
+        self.staged: Any = None
+        self.launch: Optional[Launch] = None
+        self.timed_fn: Any = None
+        self.collect: Any = None
+        self.graph: Any = None
+
+    # ---- helpers ----------------------------------------------------------------------
+
+    def _place(self, t: torch.Tensor, desc: dict[str, Any]) -> torch.Tensor:
+        """A received tensor on this runner's device, with the sender's strides."""
+        stride = desc.get("stride")
+        if isinstance(stride, list) and len(stride) == t.dim() and tuple(stride) != t.stride():
+            try:
+                out = torch.empty_strided(t.shape, stride, dtype=t.dtype, device=self.device)
+                out.copy_(t)
+                return out
+            except RuntimeError:  # overlapping strides (expand): keep it contiguous
+                pass
+        return t.to(self.device) if self.device.type != "cpu" else t.clone()
+
+    def _sync(self) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+    # ---- requests ---------------------------------------------------------------------
+
+    def init(self, req: dict[str, Any]) -> dict[str, Any]:
+        want = req.get("device")
+        if want == "cuda" and not torch.cuda.is_available():
+            return {"error": "env", "message": "--device cuda: no CUDA device is visible to "
+                    "torch in this sandbox"}
+        use_cuda = want == "cuda" or (want is None and torch.cuda.is_available())
+        self.device = torch.device("cuda", torch.cuda.current_device()) if use_cuda \
+            else torch.device("cpu")
+        if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+            self.device = self.coll.init(self.device.type, str(req.get("backend") or "nccl"))
+        self.timeout_s = float(req.get("timeout_s") or 0)
+        self.timer = RunTimer(self.device, int(req.get("warmup") or 0))
+        cfg = req["cfg"]
+        kernel = req.get("kernel")
+        self.files = (str(kernel),) if kernel else ()
+        cls = AtrexCode if cfg["layout"] == "atrex" else SolCode
+        self.code = cls(cfg, self.device, kernel)
+        name = torch.cuda.get_device_name(self.device) if use_cuda else "cpu"
+        return {"device": self.device.type, "device_name": name,
+                "torch_version": torch.__version__}
+
+    def setup(self, req: dict[str, Any]) -> dict[str, Any]:
+        self.code.setup(str(req["sid"]), req["spec"], int(req["seed"]))
+        return {}
+
+    def case(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Reference only: build the inputs for a seed, run the reference on a copy.
+
+        With ``seeds`` instead of ``seed``: only build, one input set per seed."""
+        sid = str(req["sid"])
+        if "seeds" in req:
+            sets = []
+            for seed in req["seeds"]:
+                sd.seed_everything(int(seed))
+                sets.append(self.code.build_inputs(sid))
+            return {"sets": sets}
+        sd.seed_everything(int(req["seed"]))
+        inputs = self.code.build_inputs(sid)
+        launch = self.code.launch(sid, clone_tree(inputs), 0)
+        out = launch.collect(launch.fn())
+        self._sync()
+        return {"inputs": inputs, "outputs": out}
+
+    def call(self, req: dict[str, Any], inputs: Any) -> dict[str, Any]:
+        """One untimed call on the judge's inputs: outputs and the inputs afterwards."""
+        sid = str(req["sid"])
+        scrub_allocator(self.device, 2 * tree_bytes(inputs))
+        with time_limit(self.timeout_s if self.role == "candidate" else 0):
+            launch = self.code.launch(sid, inputs, int(req.get("variant", 0)))
+            out = launch.collect(launch.fn())
+            # Materialize: every stream drained before anything reads the outputs.
+            self._sync()
+        return {"outputs": out, "inputs": inputs}
+
+    def prepare(self, req: dict[str, Any], inputs: Any) -> dict[str, Any]:
+        """Stage the warm-up inputs, warm up, check streams, capture a graph if asked."""
+        assert self.timer is not None
+        self.sid, self.staged, self.graph = str(req["sid"]), inputs, None
+        self.launch = self.code.launch(self.sid, inputs, 0)
+        self.timed_fn, self.collect = self.launch.fn, self.launch.collect
+        self._sync()
+        self.timer.synced = False
+        self.timer.warm(self.launch.fn)
+        notes = []
+        if req.get("graph") and self.device.type == "cuda":
+            try:
+                self.graph, static = self.timer.capture(self.launch.fn)
+            except Exception as exc:
+                if self.role == "candidate":
+                    raise
+                # An eager PyTorch reference may sync or allocate in ways a graph
+                # cannot capture; it is then timed with events and the note says so.
+                notes.append(f"reference not capturable in a CUDA graph "
+                             f"({type(exc).__name__}); reference timed with events")
+            else:
+                collect = self.launch.collect
+                self.timed_fn, self.collect = self.graph.replay, (lambda _r: collect(static))
+        note = self.timer.stream_check(self.timed_fn)
+        if note:
+            notes.append(note)
+        return {"notes": notes, "graph": self.graph is not None}
+
+    def stage(self, req: dict[str, Any], inputs: Any) -> dict[str, Any]:
+        """Fresh inputs into the staged buffers (outside any timed window).
+
+        The reply carries the staged inputs as the previous call left them, so the
+        judge checks them without a round trip of its own."""
+        assert self.launch is not None
+        before = clone_tree(self.staged) if req.get("back") else None
+        if not refill(self.staged, inputs):
+            if self.graph is not None:
+                raise RuntimeError("inputs of this shape change structure between calls; a "
+                                   "CUDA graph cannot replay them")
+            self.staged = inputs
+            self.launch = self.code.launch(self.sid, inputs, 0)
+            self.timed_fn, self.collect = self.launch.fn, self.launch.collect
+        for t in self.launch.outs:
+            cmp.poison_(t, 0)
+        self._sync()
+        return {"before": before} if req.get("back") else {}
+
+    def go(self) -> dict[str, Any]:
+        """One timed call; the reply carries the outputs, so they count in the judge's window."""
+        assert self.timer is not None
+        self.coll.barrier()  # ranks start each call together
+        cpu0 = time.process_time_ns()
+        ret, us = self.timer.once(self.timed_fn)
+        # The call's own CPU time (every thread): the judge learns from the reference
+        # how much CPU the path around a call costs (crosscheck.py).
+        cpu_us = (time.process_time_ns() - cpu0) / 1000.0
+        return {"us": us, "cpu_us": cpu_us, "outputs": self.collect(ret)}
+
+    def handle(self, req: dict[str, Any], msg: Any) -> dict[str, Any]:
+        """One request (under inference mode, like the reply's encoding, except init)."""
+        op = req.get("op")
+        if op == "init":
+            return self.init(req)
+        if op == "setup":
+            return self.setup(req)
+        if op == "case" and self.role == "reference":
+            return self.case(req)
+        if op in ("call", "prepare", "stage"):
+            inputs = msg.value(place=self._place)["inputs"]
+            if op == "call":
+                if req.get("many"):  # reference only: outputs of several input sets
+                    return {"outputs": [self.call(req, one)["outputs"] for one in inputs]}
+                return self.call(req, inputs)
+            return self.prepare(req, inputs) if op == "prepare" else self.stage(req, inputs)
+        if op == "go":
+            return self.go()
+        if op == "inputs":
+            return {"inputs": self.staged}
+        return {"error": "protocol", "message": f"unknown request {op!r}"}
+
+
+def _error_reply(exc: BaseException, runner: Runner) -> dict[str, Any]:
+    if isinstance(exc, CaseTimeout):
+        return {"error": "timeout", "message": str(exc)}
+    if isinstance(exc, CandidateError):
+        return {"error": "candidate", "message": str(exc)}
+    if isinstance(exc, LayoutError):
+        return {"error": "layout", "message": str(exc)}
+    if isinstance(exc, LoadError):
+        return {"error": "load", "stage": exc.stage, "message": exc.message}
+    return {"error": "runtime", "message": user_error(exc, runner.files)}
+
+
+def _answer(runner: Runner, chan: Channel, req: dict[str, Any], msg: Any) -> None:
+    """Handle one request and send its reply. Everything the reply held is freed when
+    this returns, before the runner waits again, so no cleanup of one request lands
+    inside the judge's measurement of the next (crosscheck.py counts CPU time)."""
+    with contextlib.ExitStack() as stack:
+        if req.get("op") != "init":
+            stack.enter_context(torch.inference_mode())
+        try:
+            reply = runner.handle(req, msg)
+            chan.send(reply)  # encoding reads outputs: candidate code may run here too
+            return
+        except ChannelClosed:
+            raise
+        except BaseException as exc:  # SystemExit from candidate code is a failure too
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            reply = _error_reply(exc, runner)
+        chan.send(reply)
+
+
+def serve(role: str, chan: Channel) -> int:
+    runner = Runner(role)
+    while True:
+        try:
+            msg = chan.recv()
+            req = msg.value()
+            if not isinstance(req, dict) or req.get("op") == "exit":
+                runner.coll.close()
+                sys.stderr.flush()
+                os._exit(0)  # nothing to save; torch's interpreter teardown costs a second
+            _answer(runner, chan, req, msg)
+        except ChannelClosed:
+            return 0
+        del msg, req
+
+
+def main(argv: list[str]) -> int:
+    role, rfd, wfd = argv[0], int(argv[1]), int(argv[2])
+    return serve(role, Channel(rfd, wfd))
