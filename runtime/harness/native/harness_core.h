@@ -89,6 +89,10 @@ double hx_load(const void *buf, int32_t dtype, int64_t i);
 unsigned char hx_poison_byte(int32_t dtype);
 /* Deterministic contents of tensor t for (seed, shape id, copy): see harness_data.c. */
 void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id, uint32_t copy);
+/* The same distribution as hx_fill, two float32 elements per 64-bit draw: for the timed
+ * inputs, which only need to be unpredictable, not reproducible. */
+void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
+                   uint32_t copy);
 /* A 64-bit stream for the judge's own choices (which timed runs are checked). */
 uint64_t hx_mix(uint64_t *state);
 
@@ -265,8 +269,9 @@ void hx_acc_free(hx_acc *a);
 /* Print the result; returns the exit code. */
 int hx_finish(const hx_eval *ev);
 
-/* The inputs of a slot from (seed, copy), into the judge's copy and the mapping. */
-void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy);
+/* The inputs of a slot from (seed, copy), into the judge's copy and the mapping; timed: the
+ * faster generator for the secret timed inputs (hx_fill_timed). */
+void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed);
 void hx_poison_slot(hx_eval *ev, hx_job *j, int slot);
 /* PREP (device), CALL, FETCH (device) on a slot: 0 ok, 1 failed, 2 failed and the runner
  * must be replaced; msg says why. */

@@ -103,7 +103,7 @@ static int layout(hx_eval *ev, hx_job *j, const hx_shape *sh)
 
 /* Which timed runs get their outputs checked: a partial Fisher-Yates over the timed run
  * indices, driven by the evaluation's secret. */
-static void choose_checked(hx_eval *ev, hx_job *j, uint64_t *rng)
+static void choose_checked(hx_eval *ev, hx_job *j, uint64_t *draw)
 {
     const hx_plan *p = ev->plan;
     int64_t per = 0, fit;
@@ -119,7 +119,7 @@ static void choose_checked(hx_eval *ev, hx_job *j, uint64_t *rng)
     for (int i = 0; order && i < p->reps; i++)
         order[i] = i;
     for (int i = 0; order && i < j->n_checked; i++) {
-        int k = i + (int)(hx_mix(rng) % (uint64_t)(p->reps - i)), tmp = order[i];
+        int k = i + (int)(hx_mix(draw) % (uint64_t)(p->reps - i)), tmp = order[i];
         order[i] = order[k], order[k] = tmp;
         j->check_of[p->warmup + order[i]] = i;
     }
@@ -148,12 +148,12 @@ static int check_names(const hx_shape *sh, char *why, size_t n)
 
 /* ---- slots, requests, checks ---- */
 
-void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy)
+void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed)
 {
     const hx_shape *sh = j->sh;
     for (int t = 0; t < sh->n_in; t++) {
         void *priv = j->priv[slot * sh->n_in + t];
-        hx_fill(priv, &sh->in[t], seed, sh->id, copy);
+        (timed ? hx_fill_timed : hx_fill)(priv, &sh->in[t], seed, sh->id, copy);
         hx_stream_copy(ev->run.base + j->in_off[slot * sh->n_in + t], priv, sh->in[t].bytes);
     }
 }
@@ -419,7 +419,7 @@ static int run_case(hx_eval *ev, hx_job *j, int si)
     hx_call c;
     int rc;
     hx_progress(ev->candidate ? "candidate" : "reference", sh, seed);
-    hx_load_slot(ev, j, 0, (uint64_t)seed, 0);
+    hx_load_slot(ev, j, 0, (uint64_t)seed, 0, 0);
     hx_poison_slot(ev, j, 0);
     if ((rc = hx_run_slot(ev, 0, &c, &prep, &fetch, msg, sizeof(msg))) != 0) {
         if (!ev->candidate)
@@ -517,7 +517,7 @@ static int reference_phase(hx_eval *ev)
 {
     const hx_plan *p = ev->plan;
     char msg[HX_MSG];
-    uint64_t rng = ev->secret ^ 0x9E3779B97F4A7C15ull;
+    uint64_t draw = ev->secret ^ 0x9E3779B97F4A7C15ull;
     int st, i;
     /* No device, no seccomp, no process: the environment's, before any kernel code. */
     if (start_runner(ev, "./refrun", "the reference", msg, sizeof(msg), &st) != 0) {
@@ -532,7 +532,7 @@ static int reference_phase(hx_eval *ev)
             ev->a.env_failed = 1;
             return -1;
         }
-        choose_checked(ev, &ev->jobs[i], &rng);
+        choose_checked(ev, &ev->jobs[i], &draw);
     }
     for (i = 0; i < p->n_shapes; i++)
         if (reference_shape(ev, &ev->jobs[i]) != 0)

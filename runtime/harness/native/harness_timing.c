@@ -150,7 +150,7 @@ static int after_run(hx_eval *ev, hx_job *j, int r, int s)
 /* Fresh inputs for run r and poisoned outputs in slot s (written past every cache). */
 static void prepare(hx_eval *ev, hx_job *j, int r, int s)
 {
-    hx_load_slot(ev, j, s, ev->secret, 1 + (uint32_t)r);
+    hx_load_slot(ev, j, s, ev->secret, 1 + (uint32_t)r, 1);
     hx_poison_slot(ev, j, s);
 }
 
