@@ -231,7 +231,11 @@ fi
     harness_result.c judge_runner.c judge.c runner_loop.c runner_cpu.c; do
     cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -c "$f" -o "$TMP/$f.o" || exit 1
-done) && ok "native judge and runner: warning-free with -Wall -Wextra -Werror" || fail "native harness warnings"
+done && cat harness_plan.c harness_data.c harness_io.c harness_flow.c harness_timing.c \
+    harness_result.c judge_runner.c judge.c >"$TMP/judge_all.c" &&
+    cc -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -I. -c "$TMP/judge_all.c" -o "$TMP/judge_all.o") &&
+    ok "native judge and runner: warning-free with -Wall -Wextra -Werror (the judge's files one by one and as one unit)" ||
+    fail "native harness warnings"
 if command -v nvcc >/dev/null 2>&1; then
     mkdir -p "$TMP/cuda" && cp "$HARNESS"/* "$OPS/row_sum_cuda/reference.cu" "$TMP/cuda/" &&
         cp "$OPS/row_sum_cuda/seeds/Cuda/kernel.cu" "$TMP/cuda/"

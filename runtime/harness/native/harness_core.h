@@ -89,6 +89,10 @@ double hx_load(const void *buf, int32_t dtype, int64_t i);
 unsigned char hx_poison_byte(int32_t dtype);
 /* Deterministic contents of tensor t for (seed, shape id, copy): see harness_data.c. */
 void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id, uint32_t copy);
+/* The same distribution as hx_fill, two float32 elements per 64-bit draw: for the timed
+ * inputs, which only need to be unpredictable, not reproducible. */
+void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
+                   uint32_t copy);
 /* A 64-bit stream for the judge's own choices (which timed runs are checked). */
 uint64_t hx_mix(uint64_t *state);
 
@@ -155,19 +159,22 @@ enum {
 #define HX_ERROR_TEXT    512
 
 typedef struct hx_call {
-    int outcome;         /* HX_CALL_* */
-    int status;          /* the runner's reply */
-    int waiting;         /* it was asleep on the request word when the judge armed it */
-    int threads;         /* its thread count once asleep again */
-    double wake_us;      /* arm → ready: woken and answering */
-    double window_us;    /* go → done: the judge's clock around the request */
-    double disturbed_us; /* of the window, the judge was preempted (not asleep by choice) */
-    double post_us;      /* done → seen asleep */
-    double cpu_us;       /* its CPU time from the last time it was seen asleep to now */
-    double reported_us;  /* the runner's own measurement (CALL) */
+    int outcome;              /* HX_CALL_* */
+    int status;               /* the runner's reply */
+    int waiting;              /* it was asleep on the request word when the judge armed it */
+    int threads;              /* its thread count once asleep again */
+    double wake_us;           /* arm → ready: woken and answering */
+    double window_us;         /* go → done: the judge's clock around the request */
+    double disturbed_us;      /* of the window, the judge was preempted (not asleep by choice) */
+    double wake_disturbed_us; /* the same from arm to go */
+    double post_us;           /* done → seen asleep */
+    double cpu_us;            /* its CPU time from the last time it was seen asleep to now */
+    double reported_us;       /* the runner's own measurement (CALL) */
+    double ping_us;           /* the pinger's CPU time for a request right before this one */
     char error[HX_ERROR_TEXT];
 } hx_call;
 
+/* path NULL: the pinger (a forked child of the judge that answers every request at once). */
 int hx_runner_start(hx_runner *r, const char *path, const char *who, size_t bytes, char *why,
                     size_t n);
 /* Make the mapping at least bytes long (the runner maps the new size on SHAPE). */
@@ -198,8 +205,8 @@ int hx_evaluate(const hx_plan *plan, const hx_target *tg);
 
 /* What the judge compares between the two runners, per timed run. */
 enum {
-    HX_PH_GAP,    /* its window around the call minus the runner's own number */
-    HX_PH_EXCESS, /* the runner's CPU time over the whole cycle minus the window */
+    HX_PH_GAP,    /* CPU: the runner's CPU time minus its own number; device: window minus it */
+    HX_PH_EXCESS, /* the runner's CPU time over the whole cycle minus the judge's window */
     HX_PH_PREP,   /* device: the PREP request's window */
     HX_PH_FETCH,  /* device: the FETCH request's window */
     HX_PH_N
@@ -249,6 +256,10 @@ typedef struct hx_eval {
     int64_t device_free; /* the reference runner's SETUP answer (CUDA) */
     hx_runner run;
     int have_runner;
+    hx_runner pinger; /* the calibration process, for the whole evaluation */
+    int have_pinger;
+    double *pool[HX_PH_N]; /* the reference's timed runs, every shape, per quantity */
+    int n_pool[HX_PH_N];
     void **got; /* n_got scratch buffers for outputs, sized for the largest shape */
     int n_got;
     hx_acc a;
@@ -265,8 +276,9 @@ void hx_acc_free(hx_acc *a);
 /* Print the result; returns the exit code. */
 int hx_finish(const hx_eval *ev);
 
-/* The inputs of a slot from (seed, copy), into the judge's copy and the mapping. */
-void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy);
+/* The inputs of a slot from (seed, copy), into the judge's copy and the mapping; timed: the
+ * faster generator for the secret timed inputs (hx_fill_timed). */
+void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed);
 void hx_poison_slot(hx_eval *ev, hx_job *j, int slot);
 /* PREP (device), CALL, FETCH (device) on a slot: 0 ok, 1 failed, 2 failed and the runner
  * must be replaced; msg says why. */
@@ -277,12 +289,17 @@ int hx_check_outputs(hx_eval *ev, hx_job *j, int slot, void **want, char *msg, s
 /* Are the slot's inputs still the judge's copy? 0 yes; else text in msg. */
 int hx_check_inputs(hx_eval *ev, hx_job *j, int slot, char *msg, size_t n);
 void hx_progress(const char *phase, const hx_shape *sh, long long seed);
+/* The pinger's CPU time for one request right now (0 without a pinger). */
+double hx_ping(hx_eval *ev);
 
 /* The timed schedule of the current runner on job j (harness_timing.c); 0 when every run
  * went right, 1 failed, 2 failed and the runner must be replaced. */
 int hx_schedule(hx_eval *ev, hx_job *j);
-/* After the candidate's schedule: its timing against the reference's; 0 when consistent. */
-int hx_cross_check(hx_eval *ev, hx_job *j);
+/* After the reference's schedule of a shape: keep what the cross-checks pool over shapes. */
+void hx_pool_reference(hx_eval *ev, const hx_job *j);
+/* After the candidate's schedule: its timing against the reference's; 0 when consistent.
+ * report: add the failures to the result (the second attempt); else only say so. */
+int hx_cross_check(hx_eval *ev, hx_job *j, int report);
 int hx_timed_alloc(hx_timed *t, int reps);
 void hx_timed_free(hx_timed *t);
 

@@ -211,6 +211,26 @@ void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
         fill_one(buf, t->dtype, i, &r);
 }
 
+void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
+                   uint32_t copy)
+{
+    rng r;
+    if (t->dtype != AKA_DT_FLOAT32) {
+        hx_fill(buf, t, seed, shape_id, copy);
+        return;
+    }
+    rng_seed(&r, seed, shape_id, t->name, copy);
+    float *f = buf;
+    int64_t i = 0;
+    for (; i + 1 < t->numel; i += 2) { /* bits 40..63 and 16..39: 24 random bits each */
+        uint64_t x = rng_next(&r);
+        f[i] = (float)(x >> 40) * 0x1p-23f - 1.0f;
+        f[i + 1] = (float)((x >> 16) & 0xFFFFFFu) * 0x1p-23f - 1.0f;
+    }
+    if (i < t->numel)
+        f[i] = uniform_f32(&r);
+}
+
 double hx_load(const void *buf, int32_t dtype, int64_t i)
 {
     switch (dtype) {

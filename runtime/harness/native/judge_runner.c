@@ -15,6 +15,11 @@
  * and spins at most RN_GO_SPIN_US waiting for go, so that CPU time exceeds the
  * window by a few microseconds only. The thread count comes from the /proc read.
  *
+ * How many microseconds is "a few" depends on the machine and the moment (waking a
+ * sleeping virtual CPU costs tens of them): the pinger, a child of the judge that answers
+ * every request at once through the same handshake on the runners' CPUs, is asked right
+ * before each timed call, and its CPU time is what an honest runner's overhead costs now.
+ *
  * Waiting: for a call expected to take over 1 ms (the previous call's window),
  * FUTEX_WAIT first through 80% of it less 200 us; then a spin with a pause
  * instruction for up to 5 ms (the judge and the runners sit on different CPUs,
@@ -41,10 +46,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SPIN_US        5000.0
-#define DOZE_MIN_US    1000.0 /* calls expected shorter than this are spun on from the start */
-#define DOZE_MARGIN_US 200.0
-#define SLEEP_SLICE_NS 10000000L
+#define SPIN_US           5000.0
+#define PINGER_GO_SPIN_US 20.0   /* as RN_GO_SPIN_US in runner_loop.c */
+#define DOZE_MIN_US       1000.0 /* calls expected shorter than this are spun on from the start */
+#define DOZE_MARGIN_US    200.0
+#define SLEEP_SLICE_NS    10000000L
 
 /* ---- start and stop ---- */
 
@@ -89,6 +95,37 @@ int hx_runner_grow(hx_runner *r, size_t bytes)
     return ftruncate(r->memfd, (off_t)bytes) == 0 ? map_runner(r, bytes) : -1;
 }
 
+/* Wait in the pinger until w holds n: spin up to spin_us, then sleep on the futex. */
+static void pinger_wait(hp_word *w, uint32_t n, double spin_us)
+{
+    uint32_t v;
+    for (double t0 = hx_now_us(); spin_us > 0 && hp_load(&w->v) != n;)
+        if (hx_now_us() - t0 > spin_us)
+            break;
+    while ((v = hp_load(&w->v)) != n) {
+        hp_store(&w->sleeping, 1);
+        if (hp_load(&w->v) == v)
+            hp_futex_wait(&w->v, v, NULL);
+    }
+    hp_store(&w->sleeping, 0);
+}
+
+/* The pinger's whole life: answer every request at once, the way a runner does. */
+static void pinger_loop(hp_ctl *ctl)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    hx_pin_runner();
+    syscall(SYS_close_range, 3, ~0U, 0); /* the saved stdout, the memfd: the mapping stays */
+    for (uint32_t seq = 1;; seq++) {
+        pinger_wait(&ctl->arm, seq, 0);
+        hp_signal(&ctl->ready, seq);
+        pinger_wait(&ctl->go, seq, PINGER_GO_SPIN_US);
+        ctl->status = 0;
+        ctl->reported_us = 0;
+        hp_signal(&ctl->done, seq);
+    }
+}
+
 int hx_runner_start(hx_runner *r, const char *path, const char *who, size_t bytes, char *why,
                     size_t n)
 {
@@ -106,15 +143,17 @@ int hx_runner_start(hx_runner *r, const char *path, const char *who, size_t byte
     r->ctl->version = HP_VERSION;
     fflush(stderr);
     if ((r->pid = fork()) < 0) {
-        snprintf(why, n, "cannot start %s: %s", path, strerror(errno));
+        snprintf(why, n, "cannot start %s: %s", path ? path : "the pinger", strerror(errno));
         return -1;
     }
+    if (r->pid == 0 && !path)
+        pinger_loop(r->ctl);
     if (r->pid == 0)
         exec_runner(r->memfd, path);
     snprintf(proc, sizeof(proc), "/proc/%d/stat", (int)r->pid);
     if ((r->stat_fd = open(proc, O_RDONLY | O_CLOEXEC)) < 0 ||
         clock_getcpuclockid(r->pid, &r->cpu) != 0) {
-        snprintf(why, n, "cannot observe %s (%s): %s", path, proc, strerror(errno));
+        snprintf(why, n, "cannot observe %s (%s): %s", who, proc, strerror(errno));
         return -1;
     }
     return 0;
@@ -288,7 +327,7 @@ static void read_reply(const hx_runner *r, hx_call *c)
 int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
 {
     hp_ctl *ctl = r->ctl;
-    double t_arm, t_go, t_done, cpu0, slept;
+    double t_arm, t_go, t_done, cpu_arm, cpu0, slept;
     memset(c, 0, sizeof(*c));
     c->waiting = 1;
     if (!hx_runner_alive(r)) {
@@ -297,6 +336,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     }
     uint32_t n = ++r->seq;
     ctl->req = req, ctl->slot = slot, ctl->status = 0, ctl->reported_us = 0;
+    cpu_arm = thread_cpu_us();
     t_arm = hx_now_us();
     hp_store(&ctl->arm.v, n);
     if (hp_futex_wake(&ctl->arm.v) < 1 && n > 1)
@@ -308,6 +348,8 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     cpu0 = thread_cpu_us();
     t_go = hx_now_us();
     c->wake_us = t_go - t_arm;
+    /* Preempted while the runner waited for go: it spun (up to RN_GO_SPIN_US) meanwhile. */
+    c->wake_disturbed_us = c->wake_us - (cpu0 - cpu_arm) - slept;
     hp_signal(&ctl->go, n);
     if (wait_word(r, &ctl->done, n, req == HP_REQ_CALL ? r->expect_us : 0, &slept) < 0) {
         c->outcome = HX_CALL_DIED;
