@@ -221,6 +221,8 @@ def input_change(before: Any, after: Any, path: str = "") -> Optional[str]:
             if why:
                 return why
         return None
+    if isinstance(before, float) and isinstance(after, float) and math.isnan(before):
+        return None if math.isnan(after) else f"input {path} changed value"
     return None if before == after else f"input {path} changed value"
 
 
