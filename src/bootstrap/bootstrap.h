@@ -57,6 +57,7 @@ struct aka_campaign {
     const char *layout;            /* native | atrex | sol */
     const char *kernel;            /* kernel file name, relative to a worktree */
     const char *sandbox_isolation; /* bwrap | none */
+    const char *agent_sandbox;     /* bwrap | none: the agent CLI confined or not */
     const struct aka_benchmark_contract *contract;
     const struct aka_runtime_pins *pins;
 };

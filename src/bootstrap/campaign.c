@@ -17,18 +17,20 @@
 
 /* Fields compared on resume, in the order a mismatch is reported. */
 static const char *const pinned_fields[] = {
-    "schema", "mode",   "framework",         "platform",  "agent",        "op_dir", "op_name",
-    "layout", "kernel", "sandbox_isolation", "contracts", "runtime_pins", NULL};
+    "schema",        "mode",      "framework",    "platform", "agent",
+    "op_dir",        "op_name",   "layout",       "kernel",   "sandbox_isolation",
+    "agent_sandbox", "contracts", "runtime_pins", NULL};
 
 json_t *aka_campaign_to_json(const struct aka_campaign *c)
 {
     char now[AKA_TIMESTAMP_MAX];
     aka_record_now(now);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}, s:o, s:s}",
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}, s:o, s:s}",
                      "schema", AKA_CAMPAIGN_SCHEMA, "mode", c->mode, "framework", c->framework,
                      "platform", c->platform, "agent", c->agent, "op_dir", c->op_dir, "op_name",
                      c->op_name, "layout", c->layout, "kernel", c->kernel, "sandbox_isolation",
-                     c->sandbox_isolation, "contracts", "benchmark",
+                     c->sandbox_isolation, "agent_sandbox",
+                     c->agent_sandbox ? c->agent_sandbox : "bwrap", "contracts", "benchmark",
                      aka_benchmark_contract_to_json(c->contract), "runtime_pins",
                      aka_runtime_pins_to_json(c->pins), "created_at", now);
 }

@@ -88,6 +88,7 @@ static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const cha
         .layout = aka_layout_name(r->op.layout),
         .kernel = aka_kernel_file_name(&r->op),
         .sandbox_isolation = o->sandbox_isolation,
+        .agent_sandbox = o->agent_sandbox,
         .contract = &r->op.contract,
         .pins = &r->pins,
     };
