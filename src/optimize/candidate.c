@@ -12,7 +12,9 @@
  *          .aka/campaign.json with op_dir pointing at operator/, a copy of the
  *          operator, copies of memory/, of earlier episodes' journals and
  *          evaluations (the tuner's history), of the plan-reviewer cache and of
- *          the workspace's plugins;
+ *          the workspace's plugins; writable in it only the reviewer token ledger
+ *          and .aka/reviews/ (`aka ask-reviewer`), whose new lines and captures
+ *          the supervisor takes back after the session (harvest);
  *   take   at handoff the supervisor fetches exactly the candidate commit by hash
  *          from the tree into refs/aka/candidates/<name> of the canonical repository
  *          (hooks off, every object fsck-checked) and checks the fetched id. The
@@ -22,8 +24,8 @@
  *          work on the canonical repository only.
  *
  * The paths of the canonical workspace this file reads (campaign.json, memory/,
- * episode archives, plan_reviewers.json, .aka-plugins/) are named in
- * copy_workspace_files() alone.
+ * episode archives, plan_reviewers.json, .aka-plugins/, reviewer_tokens.jsonl) are
+ * named in write_view_campaign(), copy_workspace_files() and the harvest alone.
  */
 #include "agents/agents.h"
 #include "base/fs.h"
@@ -143,13 +145,27 @@ static int copy_archives(const char *ws, const char *view, struct aka_err *err)
     return rc;
 }
 
+/* The places in the view a confined agent writes (`aka ask-reviewer`): the reviewer token
+ * ledger (a copy, so the supervisor can tell the session's lines) and review captures. */
+#define VIEW_LEDGER  ".aka/reviewer_tokens.jsonl"
+#define VIEW_REVIEWS ".aka/reviews"
+
 /* Every file of the canonical workspace an agent's commands may read, copied. */
 static int copy_workspace_files(const char *ws, const char *view, struct aka_err *err)
 {
-    static const char *const rels[] = {"memory", ".aka/plan_reviewers.json", ".aka-plugins", NULL};
+    static const char *const rels[] = {"memory", ".aka/plan_reviewers.json", ".aka-plugins",
+                                       VIEW_LEDGER, NULL};
+    struct strbuf p = STRBUF_INIT;
     int rc = 0;
     for (const char *const *rel = rels; rc == 0 && *rel; rel++)
         rc = copy_if_there(ws, view, *rel, err);
+    aka_path_join(&p, view, VIEW_LEDGER);
+    if (rc == 0 && !aka_exists(p.buf))
+        rc = aka_write_file_atomic(p.buf, "", 0, 0644, err);
+    aka_path_join(&p, view, VIEW_REVIEWS);
+    if (rc == 0)
+        rc = aka_mkdir_p(p.buf, 0755, err);
+    strbuf_release(&p);
     return rc == 0 ? copy_archives(ws, view, err) : -1;
 }
 
@@ -169,6 +185,45 @@ int aka_candidate_view_create(const struct aka_run *r, const char *tree, struct 
     strbuf_release(&view);
     strbuf_release(&p);
     return rc;
+}
+
+/* One ledger line the session added: kept when it is a JSON object (the agent could write
+ * anything there; its token counts are its own claim, as in the workspace before). */
+static int harvest_line(json_t *obj, size_t lineno, void *data, struct aka_err *err)
+{
+    (void)lineno;
+    return json_is_object(obj) ? aka_jsonl_append(data, obj, true, err) : 0;
+}
+
+void aka_candidate_view_harvest(const struct aka_run *r, const char *tree, const char *dir)
+{
+    struct strbuf view = STRBUF_INIT, from = STRBUF_INIT, to = STRBUF_INIT, old = STRBUF_INIT;
+    struct strbuf added = STRBUF_INIT, tmp = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    aka_candidate_view_path(tree, &view);
+    aka_path_join(&from, view.buf, VIEW_LEDGER);
+    aka_path_join(&to, r->ws.buf, VIEW_LEDGER);
+    /* The view's ledger began as a copy of the workspace's: what lies beyond it is new. */
+    if (aka_is_plain_file(to.buf))
+        aka_read_file(to.buf, &old, AKA_READ_LIMIT_DEFAULT, &ignored);
+    if (aka_is_plain_file(from.buf) &&
+        aka_read_file(from.buf, &added, AKA_READ_LIMIT_DEFAULT, &ignored) == 0 &&
+        added.len > old.len && memcmp(added.buf, old.buf, old.len) == 0) {
+        aka_path_join(&tmp, dir, "reviewer_tokens.session.jsonl");
+        if (aka_write_file_atomic(tmp.buf, added.buf + old.len, added.len - old.len, 0644,
+                                  &ignored) == 0)
+            aka_jsonl_foreach(tmp.buf, harvest_line, to.buf, &ignored);
+    }
+    aka_path_join(&from, view.buf, VIEW_REVIEWS);
+    aka_path_join(&tmp, dir, "reviews");
+    if (aka_is_dir(from.buf))
+        aka_copy_tree(from.buf, tmp.buf, &ignored);
+    strbuf_release(&view);
+    strbuf_release(&from);
+    strbuf_release(&to);
+    strbuf_release(&old);
+    strbuf_release(&added);
+    strbuf_release(&tmp);
 }
 
 int aka_candidate_remove(const struct aka_run *r, const char *tree, struct aka_err *err)
@@ -207,6 +262,9 @@ void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct ak
         strvec_push(&s->read_only, o->agent_read_only_paths.v[i]);
     for (size_t i = 0; i < o->agent_writable_paths.n; i++)
         strvec_push(&s->writable, o->agent_writable_paths.v[i]);
+    /* Writable inside the otherwise read-only view: what `aka ask-reviewer` writes. */
+    strvec_pushf(&s->writable, "%s/" VIEW_LEDGER, s->view.buf);
+    strvec_pushf(&s->writable, "%s/" VIEW_REVIEWS, s->view.buf);
     s->c = (struct aka_agent_confinement){
         .mode = strcmp(o->agent_sandbox, "none") == 0 ? AKA_AGENT_SANDBOX_NONE
                                                       : AKA_AGENT_SANDBOX_BWRAP,

@@ -195,6 +195,7 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
         .check_data = hc,
     };
     int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 ? -1 : aka_agent_run_session(&sreq, res, err);
+    aka_candidate_view_harvest(r, ep->worktree.buf, ep->dir.buf);
     aka_candidate_sandbox_release(&sbx);
     strvec_clear(&env);
     strbuf_release(&brief);

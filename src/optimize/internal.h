@@ -191,6 +191,10 @@ int aka_candidate_repo_create(const struct aka_run *r, const char *tree, const c
 /* The view (recreated): campaign.json naming the operator copy, the operator, memory/,
  * earlier episodes' journals and evaluations, the reviewer cache, the plugins. */
 int aka_candidate_view_create(const struct aka_run *r, const char *tree, struct aka_err *err);
+/* After a session: the reviewer-ledger lines the agent's `aka ask-reviewer` added in the view
+ * go to the workspace's ledger (they count toward --token-budget), its review captures to
+ * dir/reviews. Best effort: a missing or garbled view loses only those. */
+void aka_candidate_view_harvest(const struct aka_run *r, const char *tree, const char *dir);
 /* The tree and its view gone (missing ones are fine); a path that is not directly below
  * the campaign's trees directory is refused. */
 int aka_candidate_remove(const struct aka_run *r, const char *tree, struct aka_err *err);
