@@ -227,8 +227,6 @@ static int check_agent_sandbox(const struct aka_optimize_opts *o, struct aka_err
 
 int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_err *err)
 {
-    if (check_agent_sandbox(o, err) < 0)
-        return -1;
     if (!aka_is_dir(o->op_dir))
         return usage(err, "--op-dir: %s is not a directory", o->op_dir);
     if (o->agent_cli_path && *o->agent_cli_path && access(o->agent_cli_path, X_OK) != 0)
@@ -238,5 +236,5 @@ int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_e
         return usage(err, "--agent-cli %s: '%s' is not on PATH", o->agent_cli, o->agent_cli);
     if (strcmp(o->sandbox, "local") != 0)
         return usage(err, "--sandbox %s: this aka build has only the local transport", o->sandbox);
-    return 0;
+    return check_agent_sandbox(o, err);
 }
