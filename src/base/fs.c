@@ -290,6 +290,8 @@ int aka_copy_tree(const char *src, const char *dst, struct aka_err *err)
     struct strvec names = STRVEC_INIT;
     struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
     struct stat st;
+    if (lstat(src, &st) < 0 || !S_ISDIR(st.st_mode)) /* never through a symlink, even at the top */
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: not a directory", src);
     int rc = aka_mkdir_p(dst, 0755, err) < 0 ? -1 : aka_list_dir(src, &names, err);
     for (size_t i = 0; rc == 0 && i < names.n; i++) {
         aka_path_join(&from, src, names.v[i]);

@@ -52,7 +52,8 @@ int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out, s
 int aka_copy_file(const char *src, const char *dst, struct aka_err *err);
 /*
  * Copy the tree src to dst (created): directories and regular files (modes kept), never
- * following a symlink; symlinks and special files are skipped. No fsync: for throwaway
+ * following a symlink; symlinks and special files below src are skipped, src itself must
+ * be a directory (code 2 otherwise). No fsync: for throwaway
  * copies (a view handed to an agent), not for state.
  */
 int aka_copy_tree(const char *src, const char *dst, struct aka_err *err);

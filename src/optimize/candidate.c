@@ -119,7 +119,7 @@ static int copy_if_there(const char *ws, const char *view, const char *rel, stru
     aka_path_join(&to, view, rel);
     int rc = 0;
     if (aka_is_dir(from.buf))
-        rc = aka_copy_tree(from.buf, to.buf, err);
+        rc = aka_copy_tree(from.buf, to.buf, err); /* refuses a symlink */
     else if (aka_is_plain_file(from.buf))
         rc = aka_copy_file(from.buf, to.buf, err);
     strbuf_release(&from);

@@ -4,9 +4,10 @@
  *
  * The agent's word counts for nothing: its handoff is only a pointer to
  * evidence. The supervisor re-reads the handoff and the journal itself,
- * checks that they belong to this episode, and for a candidate checks in Git
- * that the commit is the worktree's HEAD on the episode branch, that the tree
- * is clean and that the diff from the base is exactly the kernel file. A fast
+ * checks that they belong to this episode, and for a candidate fetches it by
+ * hash from the worktree's own repository (candidate.c), checks that it is the
+ * worktree's HEAD on the episode branch with the kernel file left committed,
+ * and that the diff from the base is exactly the kernel file. A fast
  * episode's handoff also needs its trials on record (the completion gate). The
  * same check decides whether recovery may finish a late handoff. The status
  * convention while assessing: AKA_MEM_PROMOTED means "a candidate still in the

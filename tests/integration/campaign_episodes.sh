@@ -22,7 +22,8 @@
 #  10. invalid      the agent dies (SIGKILL) before handing off;
 #  11. full         ABBA verification of a near-identical variant (promoted or
 #                   rejected as the statistics say; the numbers are recorded);
-#  12. interrupted  the supervisor is SIGKILLed mid-session; the rerun records it;
+#  12. interrupted  the supervisor is SIGKILLed mid-session (a confined agent dies
+#                   with it; an unconfined one is ended here); the rerun records it;
 #  13. recovery     a crash after the version commit: proven, only cleanup runs;
 #  14. refused      an active record whose base is not HEAD's parent;
 #  15. promoted     a fresh campaign whose first episode is full: ABBA promotion;
@@ -33,16 +34,23 @@
 #                   (fast verification: a large negative improvement);
 #  18. invalid      --agent-timeout 1: every turn outlives it; the timed-out turn
 #                   is resumed once on the same thread, the episode's reason
-#                   says it timed out, and none of the fake's processes survive;
+#                   says it timed out, and none of the fake's processes survive
+#                   (found by name when confined: their pids are the sandbox's);
 #  19. invalid      the fast completion gate: --fast-trials 3, the agent hands
 #                   off a valid candidate after one trial; the handoff does not
 #                   complete the session, the resume turn adds nothing, and the
 #                   record carries the gate's diagnosis;
-#  20. late handoff the supervisor is SIGKILLed while the agent works; the agent
-#                   then finishes a valid candidate handoff on its own; the rerun
-#                   assesses and verifies it (rejected as slower here, a
-#                   deterministic verdict) instead of recording `interrupted`,
-#                   and the record says `recovered_terminal_handoff`.
+#  20. late handoff (a campaign of its own with --agent-sandbox none, the only way an
+#                   agent outlives its supervisor) the supervisor is SIGKILLed
+#                   while the agent works; the agent then finishes a valid
+#                   candidate handoff on its own; the rerun assesses and verifies
+#                   it (rejected as slower than V0 here, a deterministic verdict)
+#                   instead of recording `interrupted`, and the record says
+#                   `recovered_terminal_handoff`; campaign.json records `none`;
+#  21. rejected     a forged evaluation record (the supervisor's own run decides).
+# The agent runs under the agent sandbox (bwrap when this host runs it): it sees
+# its worktree (a repository of its own), the episode's view as
+# ATREX_AKA_WORKSPACE, and the fake's directory $TMP/fake, nothing else of $TMP.
 # Fast episodes run --fast-trials 1 unless the case is about the gate (the
 # gate needs that many journal experiments and `aka eval` records of the
 # episode for any handoff but blocked, so the pivot and invalid cases also
