@@ -12,7 +12,8 @@
  *              campaign.json, memory copies), the asset tree's runtime/ (the
  *              harness `aka eval` needs, the guard script, prompts, skills,
  *              plugins), the aka binary and any library it loaded from outside
- *              the system directories, the CLI's own directory, the system;
+ *              the system directories, the Python environment evaluation jobs
+ *              use, the CLI's own directory, the system;
  *   absent     everything else: the canonical workspace (.aka/, memory/, its
  *              .git with refs, config and hooks), the original operator
  *              directory, the rest of the home (~/.ssh), other processes.
@@ -156,13 +157,19 @@ static int add_cli(struct confine *cf, const char *argv0, struct aka_err *err)
     return rc;
 }
 
-/* The aka binary and the libraries it loaded from outside the system directories. */
+/* The aka binary and the libraries it loaded from outside the system directories; the
+ * Python environment the evaluation jobs use (the agent's `aka eval` needs it too). */
 static int add_self(struct confine *cf, struct aka_err *err)
 {
     char exe[4096];
     struct strvec libs = STRVEC_INIT;
+    struct strbuf python = STRBUF_INIT;
     aka_agent_self_exe(exe, sizeof(exe));
+    aka_sandbox_python_prefix(&python);
     int rc = exe[0] ? add(cf, AKA_VIEW_RO, exe, "the aka binary", err) : 0;
+    if (rc == 0 && python.len)
+        rc = add(cf, AKA_VIEW_RO, python.buf, "the Python environment", err);
+    strbuf_release(&python);
     aka_sandbox_mapped_files(&libs);
     for (size_t i = 0; rc == 0 && i < libs.n; i++)
         if (!in_system(libs.v[i]) && strcmp(libs.v[i], exe) != 0)

@@ -266,6 +266,10 @@ int aka_sandbox_find_program(const char *name, struct strbuf *out);
 /* The files this process has mapped (its binary and shared libraries), from
  * /proc/self/maps: what a view must show for aka to run inside it. */
 void aka_sandbox_mapped_files(struct strvec *out);
+/* The Python prefix a job would bind (python3 on PATH outside /usr: a venv, conda env,
+ * pyenv version), "" when none or refused: a view shows it too, so that an `aka eval`
+ * started inside finds the interpreter the supervisor's evaluations use. */
+void aka_sandbox_python_prefix(struct strbuf *out);
 /* bwrap: `given` or "bwrap" looked up in PATH; code 75 naming what is missing. */
 int aka_sandbox_find_bwrap(const char *given, struct strbuf *out, struct aka_err *err);
 

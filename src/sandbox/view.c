@@ -82,6 +82,14 @@ out:
     strbuf_release(&maps);
 }
 
+void aka_sandbox_python_prefix(struct strbuf *out)
+{
+    struct aka_sandbox_job job; /* the detection a job runs, with no deny path of its own */
+    aka_sandbox_job_init(&job, AKA_SBX_RUN);
+    sbx_python_prefix(&job, out, NULL);
+    aka_sandbox_job_release(&job);
+}
+
 int aka_sandbox_find_bwrap(const char *given, struct strbuf *out, struct aka_err *err)
 {
     if (sbx_find_in_path(given && *given ? given : "bwrap", getenv("PATH"), out) == 0)

@@ -195,6 +195,33 @@ static void t_gpu_only_when_asked(void **state)
     finish(&r);
 }
 
+/* python3 on PATH from a virtual environment: the agent's `aka eval` needs that prefix. */
+static void t_python_prefix(void **state)
+{
+    struct run r;
+    struct aka_err err = AKA_ERR_INIT;
+    char venv[512], py[600], path[1200];
+    const char *saved = getenv("PATH");
+    char *old = saved ? strdup(saved) : NULL;
+    (void)state;
+    /* Not under /tmp: a job's /tmp is its own tmpfs, so a prefix there is never bound. */
+    snprintf(venv, sizeof(venv), "%s/test-confine-venv", AKA_BUILD_DIR);
+    snprintf(py, sizeof(py), "%s/bin/python3", venv);
+    snprintf(path, sizeof(path), "%s/bin", venv);
+    assert_int_equal(aka_mkdir_p(path, 0755, &err), 0);
+    assert_int_equal(aka_write_file_atomic(py, "#!/bin/sh\n", 10, 0755, &err), 0);
+    snprintf(path, sizeof(path), "%s/bin:/usr/bin:/bin", venv);
+    setenv("PATH", path, 1);
+    prepare(&r, "builtin");
+    int rc = confine(&r, &err);
+    setenv("PATH", old ? old : "/usr/bin:/bin", 1);
+    free(old);
+    assert_int_equal(rc, 0);
+    assert_true(find(&r.argv, "--ro-bind", venv, venv) > 0);
+    finish(&r);
+    aka_remove_tree(venv, &err);
+}
+
 /* The view argv on its own: parents first, a relative path refused. */
 static void t_view_order(void **state)
 {
@@ -226,7 +253,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_llm_cli),         cmocka_unit_test(t_builtin_no_network),
         cmocka_unit_test(t_protected_paths), cmocka_unit_test(t_gpu_only_when_asked),
-        cmocka_unit_test(t_view_order),
+        cmocka_unit_test(t_python_prefix),   cmocka_unit_test(t_view_order),
     };
     return cmocka_run_group_tests(tests, setup, aka_scratch_teardown);
 }
