@@ -273,7 +273,7 @@ static void add_jobdir(const struct aka_sandbox_job *job, const char *jobdir, st
     strbuf_release(&path);
 }
 
-void sbx_bwrap_head(struct strvec *a, const char *bwrap, bool net, long uid)
+void sbx_bwrap_head(struct strvec *a, const char *bwrap, bool net, long uid, bool share_pid)
 {
     static const char *const head[] = {
         /* every namespace (user, pid, net, ipc, uts, cgroup); die with aka; no terminal
@@ -281,8 +281,14 @@ void sbx_bwrap_head(struct strvec *a, const char *bwrap, bool net, long uid)
          * its user namespace and a job could remount /usr read-write. */
         "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop",
         "ALL",           "--hostname",        SBX_HOSTNAME,    NULL};
+    /* The same but the PID namespace (--unshare-all less --unshare-pid): see sbx_parent_proc. */
+    static const char *const head_shared_pid[] = {
+        "--unshare-user-try", "--unshare-ipc",        "--unshare-net",
+        "--unshare-uts",      "--unshare-cgroup-try", "--die-with-parent",
+        "--new-session",      "--cap-drop",           "ALL",
+        "--hostname",         SBX_HOSTNAME,           NULL};
     strvec_push(a, bwrap);
-    strvec_pushv(a, head);
+    strvec_pushv(a, share_pid ? head_shared_pid : head);
     if (net)
         strvec_push(a, "--share-net");
     if (uid >= 0) { /* the same number as user and group */
@@ -325,13 +331,13 @@ static bool proc_covered(void)
     return covered;
 }
 
-void sbx_add_fresh(struct strvec *a, bool in_agent_sandbox)
+bool sbx_parent_proc(bool in_agent_sandbox)
 {
-    /* An agent's own `aka eval` inside the agent sandbox of a root supervisor cannot mount
-     * a fresh /proc (see proc_covered): it sees the agent sandbox's, which shows only that
-     * sandbox's processes — the agent's own, which already control everything this job
-     * could reach. Never for the supervisor's evaluations (the flag is not theirs to set). */
-    bool parent_proc = in_agent_sandbox && proc_covered();
+    return in_agent_sandbox && proc_covered();
+}
+
+void sbx_add_fresh(struct strvec *a, bool parent_proc)
+{
     static const char *const fresh[] = {"--dev",   "/dev", "--tmpfs", "/dev/shm",
                                         "--tmpfs", "/tmp", NULL};
     if (parent_proc)
@@ -345,9 +351,10 @@ int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const c
                    const char *ctl, const char *python_prefix, struct strvec *a,
                    struct aka_err *err)
 {
-    sbx_bwrap_head(a, bwrap, false, -1);
+    bool parent_proc = sbx_parent_proc(job->in_agent_sandbox);
+    sbx_bwrap_head(a, bwrap, false, -1, parent_proc);
     sbx_add_system(a, ctl, false);
-    sbx_add_fresh(a, job->in_agent_sandbox);
+    sbx_add_fresh(a, parent_proc);
     if (sbx_add_gpus(job, a, err) < 0 || add_runtime_binds(job, python_prefix, a, err) < 0)
         return -1;
     add_jobdir(job, jobdir, a);

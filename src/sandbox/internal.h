@@ -85,9 +85,21 @@ void sbx_python_prefix(const struct aka_sandbox_job *job, struct strbuf *prefix,
  * namespaces (network kept when net; --uid/--gid when uid >= 0), the read-only
  * system with the generated /etc of ctl (plus resolver and TLS files when net), and
  * fresh /proc, /dev, /dev/shm and /tmp. */
-void sbx_bwrap_head(struct strvec *a, const char *bwrap, bool net, long uid);
+void sbx_bwrap_head(struct strvec *a, const char *bwrap, bool net, long uid, bool share_pid);
 void sbx_add_system(struct strvec *a, const char *ctl, bool net);
-void sbx_add_fresh(struct strvec *a, bool in_agent_sandbox);
+/*
+ * An agent's own `aka eval` inside the agent sandbox of a root supervisor cannot mount a
+ * fresh /proc (bwrap as root covers parts of /proc, and the kernel then refuses a fresh
+ * proc mount in a nested user namespace). Its job then binds the agent sandbox's /proc
+ * and stays in that sandbox's PID namespace (share_pid), so that the pids the judge
+ * forks are the ones that /proc names (the native judge observes its runners through
+ * /proc/<pid>/stat). What the job sees is the agent's own processes, which already
+ * control everything the job could reach. Never for the supervisor's evaluations: the
+ * flag comes from the agent sandbox's environment, which they do not read.
+ */
+bool sbx_parent_proc(bool in_agent_sandbox);
+/* Fresh /dev, /dev/shm and /tmp; /proc fresh, or the parent's read-only (parent_proc). */
+void sbx_add_fresh(struct strvec *a, bool parent_proc);
 /* The job's GPU nodes (and /sys read-only) when it asks for any. */
 int sbx_add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err);
 /* The bwrap argv for job in jobdir, binding python_prefix (may be empty) read-only. */

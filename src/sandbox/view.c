@@ -154,7 +154,7 @@ static int add_gpus(const struct aka_sandbox_view *v, struct strvec *a, struct a
 int aka_sandbox_view_argv(const struct aka_sandbox_view *v, const char *bwrap, const char *ctl_dir,
                           const char *const *cmd, struct strvec *argv, struct aka_err *err)
 {
-    sbx_bwrap_head(argv, bwrap, v->share_net, aka_sandbox_view_uid());
+    sbx_bwrap_head(argv, bwrap, v->share_net, aka_sandbox_view_uid(), false);
     sbx_add_system(argv, ctl_dir, v->share_net);
     sbx_add_fresh(argv, false);
     if (add_gpus(v, argv, err) < 0 || add_paths(v, argv, err) < 0)
