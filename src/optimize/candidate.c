@@ -100,9 +100,12 @@ static int write_view_campaign(const struct aka_run *r, const char *view, struct
     int rc = aka_json_load_file(src.buf, &doc, err);
     if (rc == 0 && !json_is_object(doc))
         rc = aka_err_set(err, AKA_EXIT_FAILED, "%s: expected a JSON object", src.buf);
-    if (rc == 0) {
+    if (rc == 0) { /* a throwaway copy: written plainly, no fsync */
+        struct strbuf text = STRBUF_INIT;
         json_object_set_new(doc, "op_dir", json_string(op.buf));
-        rc = aka_json_write_file(dst.buf, doc, err);
+        aka_json_dump_compact(doc, &text);
+        rc = aka_write_file_plain(dst.buf, text.buf, text.len, 0644, err);
+        strbuf_release(&text);
     }
     json_decref(doc);
     strbuf_release(&src);
@@ -121,7 +124,7 @@ static int copy_if_there(const char *ws, const char *view, const char *rel, stru
     if (aka_is_dir(from.buf))
         rc = aka_copy_tree(from.buf, to.buf, err); /* refuses a symlink */
     else if (aka_is_plain_file(from.buf))
-        rc = aka_copy_file(from.buf, to.buf, err);
+        rc = aka_copy_file_plain(from.buf, to.buf, err);
     strbuf_release(&from);
     strbuf_release(&to);
     return rc;
@@ -161,7 +164,7 @@ static int copy_workspace_files(const char *ws, const char *view, struct aka_err
         rc = copy_if_there(ws, view, *rel, err);
     aka_path_join(&p, view, VIEW_LEDGER);
     if (rc == 0 && !aka_exists(p.buf))
-        rc = aka_write_file_atomic(p.buf, "", 0, 0644, err);
+        rc = aka_write_file_plain(p.buf, "", 0, 0644, err);
     aka_path_join(&p, view, VIEW_REVIEWS);
     if (rc == 0)
         rc = aka_mkdir_p(p.buf, 0755, err);
@@ -210,8 +213,9 @@ void aka_candidate_view_harvest(const struct aka_run *r, const char *tree, const
         aka_read_file(from.buf, &added, AKA_READ_LIMIT_DEFAULT, &ignored) == 0 &&
         added.len > old.len && memcmp(added.buf, old.buf, old.len) == 0) {
         aka_path_join(&tmp, dir, "reviewer_tokens.session.jsonl");
-        if (aka_write_file_atomic(tmp.buf, added.buf + old.len, added.len - old.len, 0644,
-                                  &ignored) == 0)
+        remove(tmp.buf); /* a rerun of the episode */
+        if (aka_write_file_plain(tmp.buf, added.buf + old.len, added.len - old.len, 0644,
+                                 &ignored) == 0)
             aka_jsonl_foreach(tmp.buf, harvest_line, to.buf, &ignored);
     }
     aka_path_join(&from, view.buf, VIEW_REVIEWS);
