@@ -44,7 +44,8 @@ struct confine {
     const struct aka_agent_request *req;
     const struct aka_agent_confinement *c;
     struct aka_sandbox_view view;
-    struct strbuf cli; /* the CLI resolved to its real path ("" for builtin) */
+    struct strbuf cli;  /* the CLI resolved to its real path ("" for builtin) */
+    struct strvec deny; /* the protected paths, resolved: the binds are compared resolved */
 };
 
 static bool within(const char *path, const char *dir)
@@ -79,14 +80,15 @@ static int add(struct confine *cf, enum aka_sandbox_view_mode mode, const char *
         return aka_err_prefix(err, "agent sandbox: %s", what);
     }
     int rc = 0;
-    for (const char *const *d = cf->c->deny; rc == 0 && d && *d; d++) {
-        if (within(real.buf, *d))
+    for (size_t i = 0; rc == 0 && i < cf->deny.n; i++) {
+        const char *d = cf->deny.v[i];
+        if (within(real.buf, d))
             rc = aka_err_set(err, AKA_EXIT_USAGE,
                              "agent sandbox: %s %s lies inside %s, which the agent must never "
                              "reach",
-                             what, real.buf, *d);
-        else if (within(*d, real.buf))
-            aka_sandbox_view_add(&cf->view, AKA_VIEW_TMPFS, NULL, *d);
+                             what, real.buf, d);
+        else if (within(d, real.buf))
+            aka_sandbox_view_add(&cf->view, AKA_VIEW_TMPFS, NULL, d);
     }
     if (rc == 0)
         aka_sandbox_view_add(&cf->view, mode, real.buf, NULL);
@@ -217,14 +219,28 @@ static int build_view(struct confine *cf, const char *argv0, const char *prompt_
     return rc;
 }
 
+/* The protected paths as the binds will be compared: resolved when they exist. */
+static void resolve_deny(struct confine *cf)
+{
+    struct strbuf real = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    for (const char *const *d = cf->c->deny; d && *d; d++)
+        strvec_push(&cf->deny, aka_realpath(*d, &real, &ignored) == 0 ? real.buf : *d);
+    strbuf_release(&real);
+}
+
 int aka_agent_confine(const struct aka_agent_request *req, const char *prompt_file,
                       struct strvec *argv, struct strbuf *ctl, struct aka_err *err)
 {
-    struct confine cf = {.req = req, .c = req->confine, .cli = STRBUF_INIT};
-    struct strbuf bwrap = STRBUF_INIT, home = STRBUF_INIT;
+    struct confine cf = {.req = req, .c = req->confine, .cli = STRBUF_INIT, .deny = STRVEC_INIT};
+    struct strbuf bwrap = STRBUF_INIT, home = STRBUF_INIT, wt = STRBUF_INIT;
     struct strvec wrapped = STRVEC_INIT;
     aka_sandbox_view_init(&cf.view);
-    cf.view.chdir = aka_xstrdup(req->worktree);
+    resolve_deny(&cf);
+    /* The working directory inside is the worktree's resolved path (where it is bound). */
+    if (aka_realpath(req->worktree, &wt, err) < 0)
+        strbuf_addstr(&wt, req->worktree);
+    cf.view.chdir = aka_xstrdup(wt.buf);
     int rc = aka_sandbox_find_bwrap(cf.c->bwrap, &bwrap, err) < 0
                  ? aka_err_prefix(err, "--agent-sandbox bwrap (pass --agent-sandbox none to run "
                                        "the agent unconfined, which is unsafe)")
@@ -248,6 +264,8 @@ int aka_agent_confine(const struct aka_agent_request *req, const char *prompt_fi
         strvec_clear(&wrapped);
     }
     aka_sandbox_view_release(&cf.view);
+    strvec_clear(&cf.deny);
+    strbuf_release(&wt);
     strbuf_release(&cf.cli);
     strbuf_release(&bwrap);
     strbuf_release(&home);

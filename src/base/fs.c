@@ -339,6 +339,26 @@ static int copy_plain(const char *src, const char *dst, mode_t mode, struct aka_
     return rc;
 }
 
+int aka_write_file_plain(const char *path, const void *data, size_t len, mode_t mode,
+                         struct aka_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    int rc = fd < 0 || aka_write_all(fd, data, len) < 0
+                 ? aka_err_set(err, AKA_EXIT_ENV, "%s: cannot write: %s", path, strerror(errno))
+                 : 0;
+    if (fd >= 0 && close(fd) < 0 && rc == 0)
+        rc = aka_err_set(err, AKA_EXIT_ENV, "%s: %s", path, strerror(errno));
+    return rc;
+}
+
+int aka_copy_file_plain(const char *src, const char *dst, struct aka_err *err)
+{
+    struct stat st;
+    if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: not a regular file", src);
+    return copy_plain(src, dst, st.st_mode & 0777, err);
+}
+
 int aka_copy_tree(const char *src, const char *dst, struct aka_err *err)
 {
     struct strvec names = STRVEC_INIT;

@@ -56,23 +56,28 @@ static int git_in(const char *dir, const char *const *args, struct aka_err *err)
 int aka_candidate_repo_create(const struct aka_run *r, const char *tree, const char *branch,
                               const char *base, struct aka_err *err)
 {
-    struct strbuf parent = STRBUF_INIT;
+    struct strbuf parent = STRBUF_INIT, b = STRBUF_INIT;
     const char *slash = strrchr(tree, '/');
     strbuf_add(&parent, tree, slash ? (size_t)(slash - tree) : 0);
-    /* Supervisor-made before the agent starts: git runs here only now, never after. */
-    int rc =
-        aka_mkdir_p(parent.buf, 0755, err) < 0 || aka_git_init(tree, branch, err) < 0 ||
-                git_in(tree,
-                       (const char *const[]){"fetch", "-q", "--no-tags", r->ws.buf, base, NULL},
-                       err) < 0 ||
-                git_in(tree, (const char *const[]){"reset", "-q", "--hard", base, NULL}, err) < 0 ||
-                git_in(tree, (const char *const[]){"config", "user.name", AGENT_GIT_NAME, NULL},
-                       err) < 0 ||
-                git_in(tree, (const char *const[]){"config", "user.email", AGENT_GIT_EMAIL, NULL},
-                       err) < 0
-            ? -1
-            : 0;
+    strbuf_addf(&b, "--initial-branch=%s", branch);
+    /* Supervisor-made before the agent starts: git runs here only now, never after. No
+     * templates (sample hooks) and no automatic maintenance: a repository for one episode. */
+    const char *init[] = {"init", "-q", "--template=", b.buf, tree, NULL};
+    const char *fetch[] = {"-c",        "maintenance.auto=false",
+                           "-c",        "gc.auto=0",
+                           "fetch",     "-q",
+                           "--no-tags", r->ws.buf,
+                           base,        NULL};
+    const char *reset[] = {"reset", "-q", "--hard", base, NULL};
+    const char *name[] = {"config", "user.name", AGENT_GIT_NAME, NULL};
+    const char *email[] = {"config", "user.email", AGENT_GIT_EMAIL, NULL};
+    int rc = aka_mkdir_p(parent.buf, 0755, err) < 0 || git_in(parent.buf, init, err) < 0 ||
+                     git_in(tree, fetch, err) < 0 || git_in(tree, reset, err) < 0 ||
+                     git_in(tree, name, err) < 0
+                 ? -1
+                 : git_in(tree, email, err);
     strbuf_release(&parent);
+    strbuf_release(&b);
     return rc;
 }
 

@@ -5,7 +5,8 @@
  * canonical workspace (src/optimize/candidate.c makes one per session, src/agents/
  * confine.c binds it).
  *
- * Copied: campaign.json, the operator snapshot and its manifest (so `aka eval` inside
+ * The view is a throwaway copy: written plainly (no temp file, no fsync). Copied:
+ * campaign.json, the operator snapshot and its manifest (so `aka eval` inside
  * runs the same pin checks as the supervisor: the asset tree against the campaign's pin,
  * the snapshot against its manifest), memory/, the plan-reviewer cache, the workspace's
  * plugins and earlier episodes' archived evidence. Writable in it (bound so by the agent
@@ -32,7 +33,7 @@ static int copy_rel(const char *ws, const char *view, const char *rel, struct ak
     if (aka_is_dir(from.buf))
         rc = aka_copy_tree(from.buf, to.buf, err); /* refuses a symlink */
     else if (aka_is_plain_file(from.buf))
-        rc = aka_copy_file(from.buf, to.buf, err);
+        rc = aka_copy_file_plain(from.buf, to.buf, err);
     strbuf_release(&from);
     strbuf_release(&to);
     return rc;
@@ -53,9 +54,12 @@ static int write_campaign(const char *ws, const char *view, struct aka_err *err)
     int rc = aka_json_load_file(src.buf, &doc, err);
     if (rc == 0 && !json_is_object(doc))
         rc = aka_err_set(err, AKA_EXIT_FAILED, "%s: expected a JSON object", src.buf);
-    if (rc == 0) {
+    if (rc == 0) { /* a throwaway copy: written plainly, no fsync */
+        struct strbuf text = STRBUF_INIT;
         json_object_set_new(doc, "op_dir", json_string(op.buf));
-        rc = aka_json_write_file(dst.buf, doc, err);
+        aka_json_dump_compact(doc, &text);
+        rc = aka_write_file_plain(dst.buf, text.buf, text.len, 0644, err);
+        strbuf_release(&text);
     }
     json_decref(doc);
     strbuf_release(&src);
@@ -99,7 +103,7 @@ int aka_ws_view_create(const char *ws, const char *view, struct aka_err *err)
         rc = copy_rel(ws, view, PLUGINS_DIR, err);
     aka_ws_path(&p, view, AKA_WS_REVIEWER_TOKENS);
     if (rc == 0 && !aka_exists(p.buf))
-        rc = aka_write_file_atomic(p.buf, "", 0, 0644, err);
+        rc = aka_write_file_plain(p.buf, "", 0, 0644, err);
     aka_ws_path(&p, view, AKA_WS_REVIEWS);
     if (rc == 0)
         rc = aka_mkdir_p(p.buf, 0755, err);
@@ -139,8 +143,9 @@ static void harvest_ledger(const char *ws, const char *view, const char *episode
         aka_read_file(from.buf, &added, AKA_READ_LIMIT_DEFAULT, &ignored) == 0 &&
         added.len > old.len && memcmp(added.buf, old.buf, old.len) == 0) {
         aka_path_join(&tmp, episode_dir, "reviewer_tokens.session.jsonl");
-        if (aka_write_file_atomic(tmp.buf, added.buf + old.len, added.len - old.len, 0644,
-                                  &ignored) == 0)
+        aka_remove_tree(tmp.buf, &ignored); /* a rerun of the episode */
+        if (aka_write_file_plain(tmp.buf, added.buf + old.len, added.len - old.len, 0644,
+                                 &ignored) == 0)
             aka_jsonl_foreach(tmp.buf, harvest_line, to.buf, &ignored);
     }
     strbuf_release(&from);

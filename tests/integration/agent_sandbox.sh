@@ -62,7 +62,7 @@ try move-ref git -C "$WS" update-ref refs/heads/main HEAD~1
 try add-ref git -C "$WS" update-ref "refs/heads/$MARK" HEAD
 # ... and through the episode's own repository, which shared them when it was a worktree
 try move-ref-via-tree git update-ref refs/heads/main HEAD
-try plant-hook-via-tree sh -c "printf '#!/bin/sh\\necho $MARK > /tmp/$MARK.hook\\n' > \"\$(git rev-parse --git-path hooks)/post-commit\" && chmod +x \"\$(git rev-parse --git-path hooks)/post-commit\""
+try plant-hook-via-tree sh -c "mkdir -p \"\$(git rev-parse --git-path hooks)\" && printf '#!/bin/sh\\necho $MARK > /tmp/$MARK.hook\\n' > \"\$(git rev-parse --git-path hooks)/post-commit\" && chmod +x \"\$(git rev-parse --git-path hooks)/post-commit\""
 try plant-hook sh -c "printf '#!/bin/sh\\necho $MARK > /tmp/$MARK.hook\\n' > '$WS/.git/hooks/post-commit' && chmod +x '$WS/.git/hooks/post-commit'"
 try write-tmp sh -c "echo $MARK > /tmp/$MARK"
 try write-ws-parent sh -c "echo $MARK > '$(dirname "$WS")/$MARK'"
