@@ -111,8 +111,8 @@ rm -f "$TMP/forged.oid" "$TMP/agent.pgid" "$TMP/fake-invocations"
 AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
   "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
   --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" \
-  --sandbox-isolation "$ISO" --max-iters 1 --fast-trials 1 --fast-episodes 5 \
-  >"$TMP/out" 2>"$TMP/err" &
+  --sandbox-isolation "$ISO" --agent-sandbox none --max-iters 1 --fast-trials 1 \
+  --fast-episodes 5 >"$TMP/out" 2>"$TMP/err" &
 sup=$!
 for _ in $(seq 600); do [ -s "$TMP/forged.oid" ] && break; sleep 0.1; done
 [ -s "$TMP/forged.oid" ] || { cat "$TMP/err" >&2; fail "forged: the agent never forged"; }
