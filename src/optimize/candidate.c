@@ -87,7 +87,9 @@ int aka_candidate_view_create(const struct aka_run *r, const char *tree, struct 
 {
     struct strbuf view = STRBUF_INIT;
     aka_candidate_view_path(tree, &view);
-    int rc = aka_ws_view_create(r->ws.buf, view.buf, err);
+    /* Unconfined, the agent reaches the original operator: its aka eval compares it. */
+    bool unconfined = r->camp.agent_sandbox && strcmp(r->camp.agent_sandbox, "none") == 0;
+    int rc = aka_ws_view_create(r->ws.buf, view.buf, unconfined, err);
     strbuf_release(&view);
     return rc;
 }

@@ -40,13 +40,16 @@ static int copy_rel(const char *ws, const char *view, const char *rel, struct ak
 }
 
 /*
- * campaign.json as the view's readers need it: op_dir names the view's snapshot copy.
- * The original operator is out of the agent's reach; naming it would make every
- * `aka eval` inside report the original as changed (aka_ws_operator_unchanged).
+ * campaign.json as the view's readers need it. For a confined agent op_dir names the
+ * view's snapshot copy: the original operator is out of its reach, and naming it would
+ * make every `aka eval` inside report the original as changed (aka_ws_operator_unchanged).
+ * An unconfined agent can reach the original, so op_dir stays it and its `aka eval`
+ * reports a changed original as in the workspace.
  */
-static int write_campaign(const char *ws, const char *view, struct aka_err *err)
+static int write_campaign(const char *ws, const char *view, bool original_reachable,
+                          struct aka_err *err)
 {
-    struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT, op = STRBUF_INIT;
+    struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT, op = STRBUF_INIT, text = STRBUF_INIT;
     json_t *doc = NULL;
     aka_ws_path(&src, ws, AKA_WS_CAMPAIGN);
     aka_ws_path(&dst, view, AKA_WS_CAMPAIGN);
@@ -55,16 +58,16 @@ static int write_campaign(const char *ws, const char *view, struct aka_err *err)
     if (rc == 0 && !json_is_object(doc))
         rc = aka_err_set(err, AKA_EXIT_FAILED, "%s: expected a JSON object", src.buf);
     if (rc == 0) { /* a throwaway copy: written plainly, no fsync */
-        struct strbuf text = STRBUF_INIT;
-        json_object_set_new(doc, "op_dir", json_string(op.buf));
+        if (!original_reachable)
+            json_object_set_new(doc, "op_dir", json_string(op.buf));
         aka_json_dump_compact(doc, &text);
         rc = aka_write_file_plain(dst.buf, text.buf, text.len, 0644, err);
-        strbuf_release(&text);
     }
     json_decref(doc);
     strbuf_release(&src);
     strbuf_release(&dst);
     strbuf_release(&op);
+    strbuf_release(&text);
     return rc;
 }
 
@@ -87,7 +90,8 @@ static int copy_archives(const char *ws, const char *view, struct aka_err *err)
     return rc;
 }
 
-int aka_ws_view_create(const char *ws, const char *view, struct aka_err *err)
+int aka_ws_view_create(const char *ws, const char *view, bool original_reachable,
+                       struct aka_err *err)
 {
     static const enum aka_ws_file copied[] = {AKA_WS_OPERATOR, AKA_WS_OPERATOR_MANIFEST,
                                               AKA_WS_MEMORY, AKA_WS_PLAN_REVIEWERS,
@@ -96,7 +100,7 @@ int aka_ws_view_create(const char *ws, const char *view, struct aka_err *err)
     aka_ws_path(&p, view, AKA_WS_STATE_DIR);
     int rc = aka_remove_tree(view, err) < 0 ? -1 : aka_mkdir_p(p.buf, 0755, err);
     if (rc == 0)
-        rc = write_campaign(ws, view, err);
+        rc = write_campaign(ws, view, original_reachable, err);
     for (size_t i = 0; rc == 0 && i < sizeof(copied) / sizeof(copied[0]); i++)
         rc = copy_rel(ws, view, aka_ws_rel(copied[i]), err);
     if (rc == 0)

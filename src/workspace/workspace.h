@@ -229,12 +229,13 @@ int aka_ws_eval_inputs(const char *ws, const char *repo_root, struct strbuf *op_
 /*
  * Create `view` (removed first when there): a directory shaped like the workspace holding
  * copies of what an agent's own aka commands read — campaign.json (op_dir naming the
- * view's snapshot), the operator snapshot and its manifest, memory/, the plan-reviewer
- * cache, the plugins, earlier episodes' archives — an empty reviewer token ledger when
- * the workspace has none, and an empty reviews directory. `aka eval` with
- * ATREX_AKA_WORKSPACE=view runs the same pin checks as in the workspace.
+ * view's snapshot unless original_reachable: an unconfined agent), the operator snapshot and its
+ * manifest, memory/, the plan-reviewer cache, the plugins, earlier episodes' archives — an empty
+ * reviewer token ledger when the workspace has none, and an empty reviews directory. `aka eval`
+ * with ATREX_AKA_WORKSPACE=view runs the same pin checks as in the workspace.
  */
-int aka_ws_view_create(const char *ws, const char *view, struct aka_err *err);
+int aka_ws_view_create(const char *ws, const char *view, bool original_reachable,
+                       struct aka_err *err);
 /* The paths in a view a confined agent may write (`aka ask-reviewer`), appended. */
 void aka_ws_view_writable(const char *view, struct strvec *out);
 /* After the session: the ledger lines the view gained (JSON objects only) appended to the
