@@ -66,7 +66,8 @@ static bool in_system(const char *path)
 
 /*
  * Add src (resolved) in mode. A protected path below it is covered by a tmpfs; src
- * inside a protected path is refused. A missing *_TRY source is skipped.
+ * inside a protected path, or in a credential directory (~/.ssh, ~/.aws, ...) or a
+ * credential file, is refused. A missing *_TRY source is skipped.
  */
 static int add(struct confine *cf, enum aka_sandbox_view_mode mode, const char *src,
                const char *what, struct aka_err *err)
@@ -79,7 +80,10 @@ static int add(struct confine *cf, enum aka_sandbox_view_mode mode, const char *
         strbuf_release(&real);
         return aka_err_prefix(err, "agent sandbox: %s", what);
     }
-    int rc = 0;
+    const char *secret = aka_sandbox_secret_path(real.buf);
+    int rc = secret ? aka_err_set(err, AKA_EXIT_USAGE, "agent sandbox: %s %s is %s; never bound",
+                                  what, real.buf, secret)
+                    : 0;
     for (size_t i = 0; rc == 0 && i < cf->deny.n; i++) {
         const char *d = cf->deny.v[i];
         if (within(real.buf, d))

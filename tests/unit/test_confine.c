@@ -175,6 +175,15 @@ static void t_protected_paths(void **state)
     r.req.worktree = dirs[3]; /* a worktree inside the workspace: refused too */
     assert_int_equal(confine(&r, &err), -1);
     finish(&r);
+
+    char ssh[600];
+    snprintf(ssh, sizeof(ssh), "%s/.ssh", dirs[2]);
+    assert_int_equal(aka_mkdir_p(ssh, 0700, &err), 0);
+    prepare(&r, "builtin");
+    r.ro[0] = ssh; /* a credential directory: never, whatever asks for it */
+    assert_int_equal(confine(&r, &err), -1);
+    assert_non_null(strstr(err.msg, "credential"));
+    finish(&r);
 }
 
 static void t_gpu_only_when_asked(void **state)
