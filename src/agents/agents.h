@@ -39,6 +39,27 @@ void aka_token_usage_unavailable(struct aka_token_usage *u);
 void aka_token_usage_add(struct aka_token_usage *a, const struct aka_token_usage *b);
 json_t *aka_token_usage_to_json(const struct aka_token_usage *u);
 
+/*
+ * The agent sandbox (confine.c; docs/agents.md). With bwrap the CLI runs under
+ * Bubblewrap and sees its worktree (writable), the view directory and the
+ * asset tree's runtime/ (read-only), its own state directory, and nothing else
+ * of the host; none runs it as a plain process (unsafe, and said so by the
+ * caller). Both set ATREX_AKA_AGENT_SANDBOX in the agent's environment.
+ */
+enum aka_agent_sandbox { AKA_AGENT_SANDBOX_BWRAP = 0, AKA_AGENT_SANDBOX_NONE };
+extern const char *const aka_agent_sandbox_names[]; /* "bwrap", "none", NULL */
+
+struct aka_agent_confinement {
+    enum aka_agent_sandbox mode;
+    const char *view_dir;         /* read-only: what the agent's aka commands read; may be NULL */
+    const char *const *read_only; /* more host paths bound read-only (NULL-terminated or NULL) */
+    const char *const *writable;  /* ... and writable */
+    const char *const *deny;      /* never reachable: a bind inside one is refused (code 2), one
+                                     below a bound directory is covered by an empty tmpfs */
+    int gpu_count;                /* GPUs shown (those the agent's `aka eval` uses); 0: none */
+    const char *bwrap;            /* NULL: bwrap on PATH */
+};
+
 struct aka_agent_request {
     const char *backend;           /* claude | qodercli | codex | pi | builtin */
     const char *cli_path;          /* the CLI binary; NULL: the backend's default name on PATH */
@@ -60,6 +81,9 @@ struct aka_agent_request {
      * identity (DESIGN §7). */
     void (*on_start)(void *data, pid_t pgid, unsigned long long start_ticks);
     void *on_start_data;
+    /* NULL: a plain process, as before the agent sandbox (reviewer probes). The trace file
+     * ($ATREX_AKA_TRACE_FILE) of a confined session must lie in its worktree. */
+    const struct aka_agent_confinement *confine;
 };
 
 struct aka_agent_result {

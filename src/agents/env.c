@@ -14,6 +14,8 @@
  *     and written out so that the guard script and the poller agree;
  *   - IS_SANDBOX=1, the trace file for `aka trace`, Pi's version check and
  *     telemetry off, one Anthropic credential path for Claude;
+ *   - for a confined session, ATREX_AKA_AGENT_SANDBOX (bwrap or none) and,
+ *     under bwrap, TMPDIR=/tmp (the sandbox's own);
  *   - then the request's own variables, and ATREX_AGENT_CLI last so that
  *     nothing can claim to be another backend.
  */
@@ -106,6 +108,10 @@ int aka_agent_build_env(const struct agent_env_in *in, struct strvec *env, struc
     push_kv(env, "BASH_ENV", in->guard_script);
     gateway_vars(in->req, env);
     push_kv(env, "IS_SANDBOX", "1");
+    if (in->req->confine) /* `aka eval` inside knows it is nested (sandbox/binds.c) */
+        push_kv(env, "ATREX_AKA_AGENT_SANDBOX", aka_agent_sandbox_names[in->req->confine->mode]);
+    if (in->req->confine && in->req->confine->mode == AKA_AGENT_SANDBOX_BWRAP)
+        push_kv(env, "TMPDIR", "/tmp"); /* the host's $TMPDIR is not in the sandbox */
     push_kv(env, "ATREX_AKA_TRACE_FILE", in->trace_file);
     backend_vars(in, env);
     for (const char *const *e = in->req->env; e && *e; e++)

@@ -76,6 +76,15 @@ int aka_agent_build_env(const struct agent_env_in *in, struct strvec *env, struc
 void aka_agent_self_dir(struct strbuf *out);
 void aka_agent_self_exe(char *out, size_t size);
 
+/* ---- the agent sandbox (confine.c) ----------------------------------------- */
+
+/* Wrap argv (the CLI's command line) in the bwrap argv of req->confine's view;
+ * ctl receives the private directory of the generated /etc files (the caller
+ * removes it after the session). prompt_file: a brief the CLI reads by path
+ * (shown read-only), or NULL. */
+int aka_agent_confine(const struct aka_agent_request *req, const char *prompt_file,
+                      struct strvec *argv, struct strbuf *ctl, struct aka_err *err);
+
 /* ---- helpers (runtime.c) -------------------------------------------------- */
 
 void aka_agent_new_uuid(char out[37]);

@@ -57,6 +57,7 @@ struct invocation {
     const struct aka_agent_request *req;
     char session_id[256];
     struct strbuf prompt, out_file, err_file, trace_file, guard_script, aka_bin;
+    struct strbuf sandbox_ctl; /* the agent sandbox's generated /etc ("" unconfined) */
     enum aka_prompt_mode mode;
     struct strvec argv, env;
     struct aka_codex_ledger ledger;
@@ -71,6 +72,11 @@ static void invocation_release(struct invocation *iv)
     strbuf_release(&iv->trace_file);
     strbuf_release(&iv->guard_script);
     strbuf_release(&iv->aka_bin);
+    if (iv->sandbox_ctl.len) {
+        struct aka_err ignored = AKA_ERR_INIT;
+        aka_remove_tree(iv->sandbox_ctl.buf, &ignored);
+    }
+    strbuf_release(&iv->sandbox_ctl);
     strvec_clear(&iv->argv);
     strvec_clear(&iv->env);
 }
@@ -154,8 +160,8 @@ static void codex_home(const struct aka_agent_request *req, struct strbuf *out)
 static int prepare(struct invocation *iv, const struct aka_agent_request *req, struct aka_err *err)
 {
     memset(iv, 0, sizeof(*iv));
-    struct strbuf *bufs[] = {&iv->prompt,     &iv->out_file,     &iv->err_file,
-                             &iv->trace_file, &iv->guard_script, &iv->aka_bin};
+    struct strbuf *bufs[] = {&iv->prompt,       &iv->out_file, &iv->err_file,   &iv->trace_file,
+                             &iv->guard_script, &iv->aka_bin,  &iv->sandbox_ctl};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         strbuf_init(bufs[i], 0);
     iv->req = req;
@@ -187,6 +193,10 @@ static int prepare(struct invocation *iv, const struct aka_agent_request *req, s
     };
     if (iv->adapter->build_argv(&c, &iv->argv, err) < 0)
         return aka_err_prefix(err, "%s", req->backend);
+    if (req->confine && req->confine->mode == AKA_AGENT_SANDBOX_BWRAP &&
+        aka_agent_confine(req, iv->mode == AKA_PROMPT_FILE_REF ? iv->prompt.buf : NULL, &iv->argv,
+                          &iv->sandbox_ctl, err) < 0)
+        return -1;
     struct agent_env_in ein = {iv->adapter, req, iv->guard_script.buf, iv->trace_file.buf};
     return aka_agent_build_env(&ein, &iv->env, err);
 }

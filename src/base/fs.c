@@ -310,6 +310,79 @@ int aka_copy_file(const char *src, const char *dst, struct aka_err *err)
     return rc;
 }
 
+bool aka_is_plain_file(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* One regular file, plainly (no temp file, no fsync). */
+static int copy_plain(const char *src, const char *dst, mode_t mode, struct aka_err *err)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    char buf[65536];
+    ssize_t n = 0;
+    while (out >= 0 && (n = read(in, buf, sizeof(buf))) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || aka_write_all(out, buf, (size_t)n) < 0)
+            break;
+    }
+    int e = errno, rc = 0;
+    if (in < 0 || out < 0 || n != 0)
+        rc = aka_err_set(err, AKA_EXIT_ENV, "cannot copy %s to %s: %s", src, dst, strerror(e));
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) < 0 && rc == 0)
+        rc = aka_err_set(err, AKA_EXIT_ENV, "%s: %s", dst, strerror(errno));
+    return rc;
+}
+
+int aka_write_file_plain(const char *path, const void *data, size_t len, mode_t mode,
+                         struct aka_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    int rc = fd < 0 || aka_write_all(fd, data, len) < 0
+                 ? aka_err_set(err, AKA_EXIT_ENV, "%s: cannot write: %s", path, strerror(errno))
+                 : 0;
+    if (fd >= 0 && close(fd) < 0 && rc == 0)
+        rc = aka_err_set(err, AKA_EXIT_ENV, "%s: %s", path, strerror(errno));
+    return rc;
+}
+
+int aka_copy_file_plain(const char *src, const char *dst, struct aka_err *err)
+{
+    struct stat st;
+    if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: not a regular file", src);
+    return copy_plain(src, dst, st.st_mode & 0777, err);
+}
+
+int aka_copy_tree(const char *src, const char *dst, struct aka_err *err)
+{
+    struct strvec names = STRVEC_INIT;
+    struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+    struct stat st;
+    if (lstat(src, &st) < 0 || !S_ISDIR(st.st_mode)) /* never through a symlink, even at the top */
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: not a directory", src);
+    int rc = aka_mkdir_p(dst, 0755, err) < 0 ? -1 : aka_list_dir(src, &names, err);
+    for (size_t i = 0; rc == 0 && i < names.n; i++) {
+        aka_path_join(&from, src, names.v[i]);
+        aka_path_join(&to, dst, names.v[i]);
+        if (lstat(from.buf, &st) < 0)
+            rc = aka_err_set(err, AKA_EXIT_ENV, "%s: %s", from.buf, strerror(errno));
+        else if (S_ISDIR(st.st_mode))
+            rc = aka_copy_tree(from.buf, to.buf, err);
+        else if (S_ISREG(st.st_mode))
+            rc = copy_plain(from.buf, to.buf, st.st_mode & 0777, err);
+    }
+    strvec_clear(&names);
+    strbuf_release(&from);
+    strbuf_release(&to);
+    return rc;
+}
+
 void aka_path_join(struct strbuf *out, const char *a, const char *b)
 {
     size_t n = strlen(a);

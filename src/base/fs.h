@@ -58,6 +58,21 @@ int aka_list_files(const char *root, const char *const *skip, struct strvec *out
 int aka_make_temp_dir(const char *dir, const char *prefix, struct strbuf *out, struct aka_err *err);
 /* Copy a regular file (mode preserved) — no symlinks, no special files. */
 int aka_copy_file(const char *src, const char *dst, struct aka_err *err);
+/*
+ * Copy the tree src to dst (created): directories and regular files (modes kept), never
+ * following a symlink; symlinks and special files below src are skipped, src itself must
+ * be a directory (code 2 otherwise). No fsync: for throwaway
+ * copies (a view handed to an agent), not for state.
+ */
+int aka_copy_tree(const char *src, const char *dst, struct aka_err *err);
+/* A regular file, not a symlink to one. */
+bool aka_is_plain_file(const char *path);
+/* Throwaway files (a view handed to an agent): a new file written or copied plainly,
+ * without temp file or fsync; an existing path or a symlink is an error, as is a source
+ * that is not a regular file (code 2). */
+int aka_write_file_plain(const char *path, const void *data, size_t len, mode_t mode,
+                         struct aka_err *err);
+int aka_copy_file_plain(const char *src, const char *dst, struct aka_err *err);
 
 /* a + "/" + b into out (no doubled slash). */
 void aka_path_join(struct strbuf *out, const char *a, const char *b);

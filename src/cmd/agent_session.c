@@ -17,9 +17,10 @@
 
 struct opts {
     struct aka_agent_request req;
+    struct aka_agent_confinement confine;
     const char *env[MAX_ENV + 1];
     size_t n_env;
-    const char *handoff, *skills_worktree;
+    const char *handoff, *skills_worktree, *sandbox;
     int resumes;
     bool help;
 };
@@ -31,12 +32,15 @@ static void usage(FILE *out)
         "usage: aka agent-session --backend B --worktree DIR --brief FILE --capture DIR\n"
         "                         [--cli PATH] [--resume ID] [--session-id ID]\n"
         "                         [--effort E] [--model M] [--timeout S] [--env NAME=VALUE]...\n"
-        "                         [--handoff-file FILE [--handoff-resumes N]] [--json]\n"
+        "                         [--handoff-file FILE [--handoff-resumes N]]\n"
+        "                         [--agent-sandbox bwrap|none [--view DIR]] [--json]\n"
         "       aka agent-session --install-skills DIR --backend B\n\n"
         "Internal: run one coding-agent session exactly as an episode would (guarded,\n"
         "captured, parsed) and print the result as one JSON object. With\n"
         "--handoff-file the same thread is resumed while the handoff is missing or\n"
-        "invalid (at most N times, default 2). Exit status: 0 when the agent ran\n"
+        "invalid (at most N times, default 2). --agent-sandbox confines it as an episode\n"
+        "would (docs/agents.md), with DIR as its read-only campaign view. Exit status:\n"
+        "0 when the agent ran\n"
         "(whatever it did: see the JSON), 2 on bad arguments, 75 when it cannot start.\n");
 }
 
@@ -53,12 +57,14 @@ static int take(int argc, char **argv, int *i, const char **out)
 static int parse_one(struct opts *o, int argc, char **argv, int *i)
 {
     static const char *const names[] = {
-        "--backend",    "--cli",    "--worktree", "--brief",        "--capture",        "--resume",
-        "--session-id", "--effort", "--model",    "--handoff-file", "--install-skills", NULL};
-    const char **slots[] = {&o->req.backend,    &o->req.cli_path,    &o->req.worktree,
-                            &o->req.brief_file, &o->req.capture_dir, &o->req.resume_session_id,
-                            &o->req.session_id, &o->req.effort,      &o->req.model,
-                            &o->handoff,        &o->skills_worktree};
+        "--backend",        "--cli",           "--worktree", "--brief", "--capture",
+        "--resume",         "--session-id",    "--effort",   "--model", "--handoff-file",
+        "--install-skills", "--agent-sandbox", "--view",     NULL};
+    const char **slots[] = {&o->req.backend,     &o->req.cli_path,    &o->req.worktree,
+                            &o->req.brief_file,  &o->req.capture_dir, &o->req.resume_session_id,
+                            &o->req.session_id,  &o->req.effort,      &o->req.model,
+                            &o->handoff,         &o->skills_worktree, &o->sandbox,
+                            &o->confine.view_dir};
     const char *v = NULL;
     for (int k = 0; names[k]; k++)
         if (strcmp(argv[*i], names[k]) == 0)
@@ -146,6 +152,17 @@ int cmd_agent_session(int argc, char **argv, const struct aka_app_ctx *ctx)
     }
     o.req.env = o.env;
     o.req.repo_root = ctx->repo_root;
+    if (o.sandbox) {
+        int mode = strcmp(o.sandbox, "bwrap") == 0 ? 0 : strcmp(o.sandbox, "none") == 0 ? 1 : -1;
+        if (mode < 0) {
+            fprintf(stderr,
+                    "aka agent-session: --agent-sandbox: expected bwrap or none; got '%s'\n",
+                    o.sandbox);
+            return AKA_EXIT_USAGE;
+        }
+        o.confine.mode = (enum aka_agent_sandbox)mode;
+        o.req.confine = &o.confine;
+    }
     if (!o.req.backend) {
         fprintf(stderr, "aka agent-session: --backend: required (see --help)\n");
         return AKA_EXIT_USAGE;

@@ -193,6 +193,9 @@ static int use_episode(struct eval_opts *o, const struct aka_eval_episode *ep, s
         o->req.cuda_arch = ep->cuda_arch;
     if (!o->isolation)
         o->isolation = ep->isolation;
+    /* Set by the supervisor for an agent it confined (src/agents/confine.c). */
+    const char *confined = getenv("ATREX_AKA_AGENT_SANDBOX");
+    o->req.in_agent_sandbox = confined && strcmp(confined, "bwrap") == 0;
     return 0;
 }
 

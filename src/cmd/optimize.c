@@ -40,6 +40,10 @@ int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
         aka_optimize_opts_release(&o);
         return AKA_EXIT_OK;
     }
+    if (strcmp(o.agent_sandbox, "none") == 0)
+        fprintf(stderr, "aka optimize: warning: --agent-sandbox none is unsafe: the agent runs "
+                        "unconfined and can reach the workspace, the operator and your home "
+                        "(recorded in the campaign and every episode)\n");
     if (!*o.framework) {
         rc = aka_optimize_dispatch(&o, argc, argv, ctx->repo_root, stderr, &err) < 0
                  ? aka_err_report(&err)

@@ -528,3 +528,59 @@ int aka_git_ls_blobs(const struct aka_git *g, const char *rev, const char *dir,
     strbuf_release(&spec);
     return rc;
 }
+
+int aka_git_fetch_commit(const struct aka_git *g, const char *from, const char *oid,
+                         const char *ref, struct aka_err *err)
+{
+    struct strbuf spec = STRBUF_INIT;
+    char got[AKA_GIT_OID_HEX + 1];
+    strbuf_addf(&spec, "+%s:%s", oid, ref);
+    /* Hooks and every command-running key are already neutralised by run_in; the fsck
+     * settings are fetch's own: every object received from the agent's repository is
+     * checked before it lands in the supervisor's. */
+    const char *args[] = {"-c",
+                          "fetch.fsckObjects=true",
+                          "-c",
+                          "transfer.fsckObjects=true",
+                          "fetch",
+                          "-q",
+                          "--no-tags",
+                          "--no-recurse-submodules",
+                          "--no-write-fetch-head",
+                          from,
+                          spec.buf,
+                          NULL};
+    int rc = run_in(g->dir, args, NULL, err);
+    if (rc == 0)
+        rc = aka_git_rev_parse(g, ref, got, err);
+    if (rc == 0 && strcmp(got, oid) != 0)
+        rc = aka_err_set(err, AKA_EXIT_FAILED, "git: fetched %s as %s; expected %s", ref, got, oid);
+    strbuf_release(&spec);
+    return rc;
+}
+
+int aka_git_remote_head(const struct aka_git *g, const char *from, struct strbuf *branch, char *oid,
+                        struct aka_err *err)
+{
+    struct strbuf out = STRBUF_INIT, line = STRBUF_INIT;
+    const char *args[] = {"ls-remote", "--symref", from, "HEAD", NULL};
+    int rc = run_in(g->dir, args, &out, err);
+    strbuf_reset(branch);
+    oid[0] = '\0';
+    for (const char *p = out.buf; rc == 0 && p && *p;) {
+        const char *nl = strchr(p, '\n'), *tab;
+        strbuf_reset(&line);
+        strbuf_add(&line, p, nl ? (size_t)(nl - p) : strlen(p));
+        tab = strchr(line.buf, '\t');
+        if (strncmp(line.buf, "ref: refs/heads/", 16) == 0 && tab)
+            strbuf_add(branch, line.buf + 16, (size_t)(tab - line.buf) - 16);
+        else if (tab && tab - line.buf == AKA_GIT_OID_HEX)
+            snprintf(oid, AKA_GIT_OID_HEX + 1, "%s", line.buf);
+        p = nl ? nl + 1 : NULL;
+    }
+    if (rc == 0 && !oid[0])
+        rc = aka_err_set(err, AKA_EXIT_FAILED, "git: %s has no HEAD commit", from);
+    strbuf_release(&out);
+    strbuf_release(&line);
+    return rc;
+}

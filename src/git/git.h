@@ -68,6 +68,20 @@ int aka_git_current_branch(const struct aka_git *g, struct strbuf *out, struct a
 int aka_git_merge_squash(const struct aka_git *g, const char *rev, struct aka_err *err);
 /* `git reset --hard REV`. */
 int aka_git_reset_hard(const struct aka_git *g, const char *rev, struct aka_err *err);
+/*
+ * Fetch exactly the commit `oid` (40 hex) from the repository at path `from` into `ref`
+ * of g's repository, with hooks disabled and every received object checked
+ * (fetch.fsckObjects): how the supervisor takes a candidate from an agent's repository.
+ * Only upload-pack runs in `from`, which reads none of the configuration that makes
+ * git execute commands; nothing of `from` is checked out or run. The fetched ref must
+ * then name exactly oid (checked here).
+ */
+int aka_git_fetch_commit(const struct aka_git *g, const char *from, const char *oid,
+                         const char *ref, struct aka_err *err);
+/* HEAD of the repository at path `from` as its upload-pack reports it (ls-remote): the
+ * branch HEAD names (refs/heads/ stripped; "" when detached) and its commit. */
+int aka_git_remote_head(const struct aka_git *g, const char *from, struct strbuf *branch, char *oid,
+                        struct aka_err *err);
 /* Whether ANCESTOR is an ancestor of REV. */
 int aka_git_is_ancestor(const struct aka_git *g, const char *ancestor, const char *rev, bool *yes,
                         struct aka_err *err);

@@ -9,7 +9,9 @@
  *
  * The worktree lives outside the workspace (workspace/ names the place)
  * so that nothing the agent leaves behind can ever be picked up by a `git add`
- * in the incumbent, and its branch survives the worktree for later inspection.
+ * in the incumbent. It is the agent's own repository, not a Git worktree of the
+ * workspace (candidate.c): a candidate comes back by hash into
+ * refs/aka/candidates/e<NNNN>, which outlives the worktree for inspection.
  */
 #include "agents/agents.h"
 #include "base/fs.h"
@@ -49,19 +51,14 @@ static int plan(struct aka_run *r, const struct aka_optimize_opts *o,
     return rc;
 }
 
+/* The agent's own repository (candidate.c), never a worktree of the canonical one, and the
+ * read-only view its aka commands read instead of the canonical workspace. */
 static int create_worktree(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
 {
-    struct aka_git g;
-    struct strbuf parent = STRBUF_INIT;
-    const char *slash = strrchr(ep->worktree.buf, '/');
-    strbuf_add(&parent, ep->worktree.buf, (size_t)(slash - ep->worktree.buf));
-    aka_git_open(&g, r->ws.buf);
-    int rc = aka_mkdir_p(parent.buf, 0755, err) < 0 || aka_mkdir_p(ep->dir.buf, 0755, err) < 0
-                 ? -1
-                 : aka_git_worktree_add(&g, ep->worktree.buf, ep->branch.buf, ep->base, err);
-    aka_git_close(&g);
-    strbuf_release(&parent);
-    return rc;
+    return aka_mkdir_p(ep->dir.buf, 0755, err) < 0 ||
+                   aka_candidate_repo_create(r, ep->worktree.buf, ep->branch.buf, ep->base, err) < 0
+               ? -1
+               : aka_candidate_view_create(r, ep->worktree.buf, err);
 }
 
 static int create_journal(const struct aka_episode *ep, struct aka_err *err)

@@ -4,9 +4,10 @@
  *
  * The agent's word counts for nothing: its handoff is only a pointer to
  * evidence. The supervisor re-reads the handoff and the journal itself,
- * checks that they belong to this episode, and for a candidate checks in Git
- * that the commit is the worktree's HEAD on the episode branch, that the tree
- * is clean and that the diff from the base is exactly the kernel file. A fast
+ * checks that they belong to this episode, and for a candidate fetches it by
+ * hash from the worktree's own repository (candidate.c), checks that it is the
+ * worktree's HEAD on the episode branch with the kernel file left committed,
+ * and that the diff from the base is exactly the kernel file. A fast
  * episode's handoff also needs its trials on record (the completion gate). The
  * same check decides whether recovery may finish a late handoff. The status
  * convention while assessing: AKA_MEM_PROMOTED means "a candidate still in the
@@ -114,10 +115,17 @@ static bool session_complete(void *data, char *diagnosis, size_t size)
     return false;
 }
 
-static void agent_env(struct aka_run *r, const struct aka_episode *ep, struct strvec *env)
+static void agent_env(struct aka_run *r, const struct aka_episode *ep, const char *view,
+                      struct strvec *env)
 {
-    strvec_pushf(env, "ATREX_AKA_WORKSPACE=%s", r->ws.buf);
+    struct strbuf trace = STRBUF_INIT;
+    /* The agent's aka commands read the episode's view, never the canonical workspace; the
+     * trace file lies in the worktree, the only place a confined agent can write. */
+    strvec_pushf(env, "ATREX_AKA_WORKSPACE=%s", view);
     strvec_pushf(env, "ATREX_AKA_WORKTREE=%s", ep->worktree.buf);
+    aka_wt_path(&trace, ep->worktree.buf, AKA_WT_TRACE);
+    strvec_pushf(env, "ATREX_AKA_TRACE_FILE=%s", trace.buf);
+    strbuf_release(&trace);
     strvec_pushf(env, "ATREX_AKA_EPISODE=%ld", ep->number);
     if (ep->kind == AKA_EPISODE_FAST) /* what the gate counts; `aka tune-agent` runs that many */
         strvec_pushf(env, "ATREX_AKA_FAST_TRIALS=%d", ep->fast_trials);
@@ -163,9 +171,11 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
     struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT;
     struct strvec env = {0};
     struct agent_start as = {r, ep};
+    struct aka_candidate_sandbox sbx;
+    aka_candidate_sandbox_init(&sbx, r, o, ep->worktree.buf);
     aka_wt_path(&brief, ep->worktree.buf, AKA_WT_BRIEF);
     aka_path_join(&cap, ep->dir.buf, "agent");
-    agent_env(r, ep, &env);
+    agent_env(r, ep, sbx.view.buf, &env);
     const char *const *envp = (const char *const *)env.v; /* NULL-terminated */
     int resumes = o->handoff_resumes;
     if (ep->kind == AKA_EPISODE_GOAL && resumes < 20)
@@ -181,13 +191,16 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
                 .effort = ep->kind == AKA_EPISODE_FAST ? "xhigh" : "max",
                 .repo_root = r->env.repo_root,
                 .on_start = record_agent_start,
-                .on_start_data = &as},
+                .on_start_data = &as,
+                .confine = &sbx.c},
         .handoff_resumes = resumes,
         .handoff_path = hc->handoff.buf,
         .check = session_complete,
         .check_data = hc,
     };
     int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 ? -1 : aka_agent_run_session(&sreq, res, err);
+    aka_candidate_view_harvest(r, ep->worktree.buf, ep->dir.buf);
+    aka_candidate_sandbox_release(&sbx);
     strvec_clear(&env);
     strbuf_release(&brief);
     strbuf_release(&cap);
@@ -332,41 +345,22 @@ static int check_diff(struct aka_run *r, const struct aka_git *g, struct aka_epi
     return rc;
 }
 
-/* Identity: the candidate is the worktree's HEAD, on its branch, descended from base, clean. */
-static void check_identity(const struct aka_git *g, struct aka_episode *ep)
-{
-    char head[AKA_GIT_OID_HEX + 1], cand[AKA_GIT_OID_HEX + 1];
-    struct strbuf branch = STRBUF_INIT, rev = STRBUF_INIT;
-    struct aka_err e = AKA_ERR_INIT;
-    bool ancestor = false, clean = false;
-    strbuf_addf(&rev, "%s^{commit}", ep->candidate);
-    if (aka_git_rev_parse(g, rev.buf, cand, &e) < 0 || aka_git_rev_parse(g, "HEAD", head, &e) < 0)
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %s does not resolve: %s", ep->candidate,
-                   e.msg);
-    else if (strcmp(cand, head) != 0)
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %.12s is not the worktree HEAD %.12s",
-                   cand, head);
-    else if (aka_git_current_branch(g, &branch, &e) < 0 || strcmp(branch.buf, ep->branch.buf))
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "the worktree left its branch %s", ep->branch.buf);
-    else if (aka_git_is_ancestor(g, ep->base, cand, &ancestor, &e) < 0 || !ancestor)
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %.12s does not descend from %.12s", cand,
-                   ep->base);
-    else if (aka_git_is_clean(g, &clean, &e) < 0 || !clean)
-        set_status(ep, AKA_MEM_INVALID_HANDOFF,
-                   "the worktree has uncommitted changes: the candidate is not what was left");
-    else
-        memcpy(ep->candidate, cand, sizeof(cand));
-    strbuf_release(&branch);
-    strbuf_release(&rev);
-}
-
 int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struct aka_err *err)
 {
     struct aka_git g;
-    aka_git_open(&g, ep->worktree.buf);
-    check_identity(&g, ep);
+    struct strbuf ref = STRBUF_INIT;
+    char why[sizeof(ep->violation)];
+    strbuf_addf(&ref, "refs/aka/candidates/e%04ld", ep->number);
+    /* Identity, in the canonical repository after a fetch by hash: the candidate is the
+     * worktree's HEAD on its branch, descends from the base, and was left committed. */
+    struct aka_candidate_take t = {ep->worktree.buf, ep->branch.buf, ep->base, ep->candidate,
+                                   ref.buf};
+    if (!aka_candidate_take(r, &t, why, sizeof(why)))
+        set_status(ep, AKA_MEM_INVALID_HANDOFF, "%s", why);
+    aka_git_open(&g, r->ws.buf);
     int rc = ep->status == AKA_MEM_PROMOTED ? check_diff(r, &g, ep, err) : 0;
     aka_git_close(&g);
+    strbuf_release(&ref);
     return rc;
 }
 

@@ -15,7 +15,8 @@
  * incumbent to the base before the error propagates, so HEAD is never a
  * half-made promotion. After the commit the file must equal its committed copy
  * before anything else advances. Then the worktree's evidence is archived, the
- * worktree removed (its branch kept).
+ * worktree and its view removed (the candidate stays reachable as
+ * refs/aka/candidates/e<NNNN>).
  */
 #include "base/fs.h"
 #include "base/json.h"
@@ -37,7 +38,7 @@ static int require_head_is_base(const struct aka_git *g, const struct aka_episod
     return 0;
 }
 
-static json_t *episode_object(const struct aka_episode *ep)
+static json_t *episode_object(const struct aka_run *r, const struct aka_episode *ep)
 {
     json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:o, s:s, s:I, s:o}", "number",
                           (json_int_t)ep->number, "kind", aka_episode_kind_names[ep->kind],
@@ -47,6 +48,9 @@ static json_t *episode_object(const struct aka_episode *ep)
                           ep->violation[0] ? json_string(ep->violation) : json_null());
     if (ep->recovered_handoff) /* the agent finished after its supervisor stopped */
         json_object_set_new(o, "recovered_terminal_handoff", json_true());
+    /* Whether the agent ran confined (--agent-sandbox, pinned with the campaign). */
+    json_object_set_new(o, "agent_sandbox",
+                        json_string(r->camp.agent_sandbox ? r->camp.agent_sandbox : "bwrap"));
     return o;
 }
 
@@ -96,7 +100,7 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
     json_object_set_new(doc, "status", json_string(aka_memory_status_names[ep->status]));
     json_object_set_new(doc, "masked", json_false());
     json_object_set_new(doc, "timestamp", json_string(now));
-    json_object_set_new(doc, "episode", episode_object(ep));
+    json_object_set_new(doc, "episode", episode_object(r, ep));
     /* Upstream's section, which `aka status` reads the episode kind from. */
     json_object_set_new(doc, "long_horizon",
                         json_pack("{s:s, s:s, s:o}", "status", aka_memory_status_names[ep->status],
@@ -174,7 +178,8 @@ static int commit_version(struct aka_run *r, const struct aka_git *g, struct aka
 /* Keep the agent's evidence (journal, handoff, evaluations) beside the brief. */
 static void archive_runtime(const struct aka_episode *ep)
 {
-    static const enum aka_wt_file files[] = {AKA_WT_JOURNAL, AKA_WT_HANDOFF, AKA_WT_EVALUATIONS};
+    static const enum aka_wt_file files[] = {AKA_WT_JOURNAL, AKA_WT_HANDOFF, AKA_WT_EVALUATIONS,
+                                             AKA_WT_TRACE};
     struct strbuf dir = STRBUF_INIT, dst = STRBUF_INIT, src = STRBUF_INIT;
     struct aka_err ignored = AKA_ERR_INIT;
     aka_ws_episode_archive(&dir, ep->dir.buf);
@@ -216,13 +221,14 @@ int aka_episode_drop_worktree(struct aka_run *r, const struct aka_episode *ep, s
 {
     static const char *const prune[] = {"worktree", "prune", NULL};
     struct aka_git g;
-    aka_git_open(&g, r->ws.buf);
-    /* A crash may have come before `worktree add` or after the removal. */
-    bool there = aka_is_dir(ep->worktree.buf);
-    if (there)
+    /* A crash may have come before the tree was made or after its removal. */
+    if (aka_is_dir(ep->worktree.buf))
         archive_runtime(ep);
-    int rc = there ? aka_git_worktree_remove(&g, ep->worktree.buf, err)
-                   : aka_git_run(&g, prune, NULL, err);
+    int rc = aka_candidate_remove(r, ep->worktree.buf, err);
+    /* A campaign from before candidate repositories may still register a Git worktree. */
+    aka_git_open(&g, r->ws.buf);
+    if (rc == 0)
+        rc = aka_git_run(&g, prune, NULL, err);
     aka_git_close(&g);
     return rc;
 }

@@ -4,6 +4,7 @@
 #ifndef AKA_OPTIMIZE_INTERNAL_H
 #define AKA_OPTIMIZE_INTERNAL_H
 
+#include "agents/agents.h"
 #include "base/lock.h"
 #include "bootstrap/bootstrap.h"
 #include "git/git.h"
@@ -181,6 +182,46 @@ int aka_episode_recover(struct aka_run *r, const struct aka_optimize_opts *o,
 
 /* Archive the worktree's evidence and remove it (the branch stays); prune when it is gone. */
 int aka_episode_drop_worktree(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err);
+
+/* ---- the agent's repository, its view and the candidate's return (candidate.c) ---------- */
+
+/* <tree>.view: the read-only campaign view of a session in tree. */
+void aka_candidate_view_path(const char *tree, struct strbuf *out);
+/* The agent's own repository at tree: base and its history fetched from the workspace,
+ * `branch` checked out at base, an agent identity for its commits. */
+int aka_candidate_repo_create(const struct aka_run *r, const char *tree, const char *branch,
+                              const char *base, struct aka_err *err);
+/* The view (recreated) of the session in tree: aka_ws_view_create at <tree>.view. */
+int aka_candidate_view_create(const struct aka_run *r, const char *tree, struct aka_err *err);
+/* After a session: the reviewer-ledger lines the agent's `aka ask-reviewer` added in the view
+ * go to the workspace's ledger (they count toward --token-budget), its review captures to
+ * dir/reviews. Best effort: a missing or garbled view loses only those. */
+void aka_candidate_view_harvest(const struct aka_run *r, const char *tree, const char *dir);
+/* The tree and its view gone (missing ones are fine); a path that is not directly below
+ * the campaign's trees directory is refused. */
+int aka_candidate_remove(const struct aka_run *r, const char *tree, struct aka_err *err);
+
+/* The agent sandbox of a session in a tree (--agent-sandbox and its paths). */
+struct aka_candidate_sandbox {
+    struct strbuf view;
+    struct strvec deny, read_only, writable;
+    struct aka_agent_confinement c;
+};
+void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct aka_run *r,
+                                const struct aka_optimize_opts *o, const char *tree);
+void aka_candidate_sandbox_release(struct aka_candidate_sandbox *s);
+
+/* A handoff's candidate, taken from the tree into the canonical repository. */
+struct aka_candidate_take {
+    const char *tree, *branch, *base;
+    const char *candidate; /* 40 hex, from the handoff */
+    const char *ref;       /* refs/aka/candidates/<name> */
+};
+/* Fetch it by hash (hooks off, objects checked), then: it is the tree's HEAD on its branch,
+ * it descends from base, and the tree's kernel file is the committed one. false with the
+ * reason in why when any of this fails. */
+bool aka_candidate_take(const struct aka_run *r, const struct aka_candidate_take *t, char *why,
+                        size_t n);
 
 /* One whole episode; ep's status says how it ended (episode.c). */
 int aka_episode_run(struct aka_run *r, const struct aka_optimize_opts *o,

@@ -47,6 +47,9 @@ struct aka_optimize_opts {
     const char *sandbox_ssh, *sandbox_ssh_init, *sandbox_health_command;
     struct strvec sandbox_ssh_runtime_binds;
     const char *slurm_partition, *slurm_account, *slurm_qos, *slurm_time;
+    /* the agent sandbox (agents/agents.h) */
+    const char *agent_sandbox; /* bwrap | none */
+    struct strvec agent_read_only_paths, agent_writable_paths;
     bool help;
     bool given[AKA_OPT_MAX_FLAGS]; /* which flags appeared, indexed like the flag table */
 };

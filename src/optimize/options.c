@@ -108,6 +108,13 @@ static const struct flag flags[] = {
      "runtime architecture (sm_NN or gfxNNN) instead of probing"},
     {"--notes", OFF(notes), NULL, 0, 0, K_STR, 0, "TEXT",
      "free-text constraints put into every brief (default none)"},
+    {"--agent-sandbox", OFF(agent_sandbox), isolations, 0, 0, K_CHOICE, 0, "M",
+     "agent CLI under Bubblewrap: bwrap (default; its worktree writable, the campaign view "
+     "read-only, no canonical workspace, operator or home) or none (unsafe; recorded)"},
+    {"--agent-read-only-path", OFF(agent_read_only_paths), NULL, 0, 0, K_LIST, 0, "PATH",
+     "also show PATH read-only inside the agent sandbox (repeatable)"},
+    {"--agent-writable-path", OFF(agent_writable_paths), NULL, 0, 0, K_LIST, 0, "PATH",
+     "also show PATH writable inside the agent sandbox (repeatable)"},
     {"--sandbox", OFF(sandbox), sandboxes, 0, 0, K_CHOICE, 0, "T",
      "evaluation transport: local (default), ssh, gateway, slurm"},
     {"--sandbox-isolation", OFF(sandbox_isolation), isolations, 0, 0, K_CHOICE, 0, "M",
@@ -169,6 +176,7 @@ void aka_optimize_opts_init(struct aka_optimize_opts *o)
     o->notes = "none";
     o->sandbox = "local";
     o->sandbox_isolation = "bwrap";
+    o->agent_sandbox = "bwrap";
     o->sandbox_timeout = 600;
     o->sandbox_ssh_gpu = -1;
     o->environment_poll_interval = 60;
@@ -177,6 +185,8 @@ void aka_optimize_opts_init(struct aka_optimize_opts *o)
 void aka_optimize_opts_release(struct aka_optimize_opts *o)
 {
     strvec_clear(&o->sandbox_ssh_runtime_binds);
+    strvec_clear(&o->agent_read_only_paths);
+    strvec_clear(&o->agent_writable_paths);
 }
 
 static void *field(struct aka_optimize_opts *o, const struct flag *f)

@@ -191,6 +191,40 @@ static bool on_path(const char *name)
     return found;
 }
 
+/* Each --agent-*-path: an existing path that the bind rules of the sandbox allow (no broad
+ * root, system tree, home or credential directory). */
+static int check_agent_paths(const struct strvec *paths, const char *flag, struct aka_err *err)
+{
+    struct strbuf real = STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < paths->n; i++) {
+        struct aka_err why = AKA_ERR_INIT;
+        if (aka_realpath(paths->v[i], &real, &why) < 0 ||
+            aka_sandbox_check_bind_source(real.buf, NULL, &why) < 0)
+            rc = usage(err, "%s %s: %s", flag, paths->v[i], why.msg);
+    }
+    strbuf_release(&real);
+    return rc;
+}
+
+/* The agent sandbox needs bwrap: a missing one is the host's problem (75), never a silent
+ * fallback to an unconfined agent. */
+static int check_agent_sandbox(const struct aka_optimize_opts *o, struct aka_err *err)
+{
+    struct strbuf bwrap = STRBUF_INIT;
+    int rc = check_agent_paths(&o->agent_read_only_paths, "--agent-read-only-path", err) < 0 ||
+                     check_agent_paths(&o->agent_writable_paths, "--agent-writable-path", err) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0 && strcmp(o->agent_sandbox, "bwrap") == 0 &&
+        aka_sandbox_find_bwrap(NULL, &bwrap, err) < 0)
+        rc = aka_err_prefix(err, "--agent-sandbox bwrap (the default) needs bubblewrap; install "
+                                 "it, or pass --agent-sandbox none to run the agent unconfined "
+                                 "(unsafe)");
+    strbuf_release(&bwrap);
+    return rc;
+}
+
 int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_err *err)
 {
     if (!aka_is_dir(o->op_dir))
@@ -208,5 +242,5 @@ int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_e
         return usage(err, "--agent-cli %s: '%s' is not on PATH", o->agent_cli, o->agent_cli);
     if (strcmp(o->sandbox, "local") != 0)
         return usage(err, "--sandbox %s: this aka build has only the local transport", o->sandbox);
-    return 0;
+    return check_agent_sandbox(o, err);
 }

@@ -143,26 +143,22 @@ static void v1_ids(const struct v1_session *v, struct aka_episode_ids *ids)
         .episode = 0, .memory_version = 1, .base_commit = v->base, .episode_branch = v->branch.buf};
 }
 
+/* The agent's own repository and its view, as an episode's (candidate.c). */
 static int v1_worktree(struct aka_run *r, struct v1_session *v, struct aka_err *err)
 {
-    struct aka_git g;
     struct aka_episode_ids ids;
-    struct strbuf parent = STRBUF_INIT, j = STRBUF_INIT;
-    const char *slash = strrchr(v->worktree.buf, '/');
-    strbuf_add(&parent, v->worktree.buf, (size_t)(slash - v->worktree.buf));
+    struct strbuf j = STRBUF_INIT;
     aka_wt_path(&j, v->worktree.buf, AKA_WT_STATE_DIR);
     v1_ids(v, &ids);
-    aka_git_open(&g, r->ws.buf);
-    int rc = aka_mkdir_p(parent.buf, 0755, err) < 0 || aka_mkdir_p(v->dir.buf, 0755, err) < 0
-                 ? -1
-                 : aka_git_worktree_add(&g, v->worktree.buf, v->branch.buf, v->base, err);
-    if (rc == 0)
-        rc = aka_mkdir_p(j.buf, 0755, err);
+    int rc =
+        aka_mkdir_p(v->dir.buf, 0755, err) < 0 ||
+                aka_candidate_repo_create(r, v->worktree.buf, v->branch.buf, v->base, err) < 0 ||
+                aka_candidate_view_create(r, v->worktree.buf, err) < 0
+            ? -1
+            : aka_mkdir_p(j.buf, 0755, err);
     aka_wt_path(&j, v->worktree.buf, AKA_WT_JOURNAL);
     if (rc == 0)
         rc = aka_journal_create(j.buf, &ids, NULL, err);
-    aka_git_close(&g);
-    strbuf_release(&parent);
     strbuf_release(&j);
     return rc;
 }
@@ -269,7 +265,6 @@ static void v1_record_start(void *data, pid_t pgid, unsigned long long start_tic
 static int end_stale_group(json_t *obj, size_t lineno, void *data, struct aka_err *err)
 {
     struct aka_run *r = data;
-    struct aka_git g;
     struct aka_err ignored = AKA_ERR_INIT;
     const char *wt = json_string_value(json_object_get(obj, "worktree"));
     (void)lineno;
@@ -277,10 +272,8 @@ static int end_stale_group(json_t *obj, size_t lineno, void *data, struct aka_er
     proc_end_group_if_same(
         (pid_t)json_integer_value(json_object_get(obj, "pgid")),
         (unsigned long long)json_integer_value(json_object_get(obj, "start_ticks")), 1000);
-    aka_git_open(&g, r->ws.buf);
-    if (wt && aka_is_dir(wt))
-        aka_git_worktree_remove(&g, wt, &ignored);
-    aka_git_close(&g);
+    if (wt)
+        aka_candidate_remove(r, wt, &ignored);
     return 0;
 }
 
@@ -313,14 +306,18 @@ static int v1_session_run(struct aka_run *r, const struct aka_optimize_opts *o,
                           struct v1_session *v, struct aka_agent_session_result *res,
                           struct aka_err *err)
 {
-    struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT, hp = STRBUF_INIT;
+    struct strbuf brief = STRBUF_INIT, cap = STRBUF_INIT, hp = STRBUF_INIT, trace = STRBUF_INIT;
     struct strvec env = {0};
     struct v1_start vs = {r, v};
+    struct aka_candidate_sandbox sbx;
+    aka_candidate_sandbox_init(&sbx, r, o, v->worktree.buf);
     aka_wt_path(&brief, v->worktree.buf, AKA_WT_BRIEF);
     aka_path_join(&cap, v->dir.buf, "agent");
     aka_wt_path(&hp, v->worktree.buf, AKA_WT_HANDOFF);
-    strvec_pushf(&env, "ATREX_AKA_WORKSPACE=%s", r->ws.buf);
+    strvec_pushf(&env, "ATREX_AKA_WORKSPACE=%s", sbx.view.buf); /* never the canonical one */
     strvec_pushf(&env, "ATREX_AKA_WORKTREE=%s", v->worktree.buf);
+    aka_wt_path(&trace, v->worktree.buf, AKA_WT_TRACE);
+    strvec_pushf(&env, "ATREX_AKA_TRACE_FILE=%s", trace.buf);
     strvec_push(&env, "ATREX_AKA_EPISODE=0");
     strvec_pushf(&env, "ATREX_AKA_HOME=%s", r->env.repo_root);
     struct aka_agent_session_request sreq = {
@@ -334,21 +331,25 @@ static int v1_session_run(struct aka_run *r, const struct aka_optimize_opts *o,
                 .effort = "max",
                 .repo_root = r->env.repo_root,
                 .on_start = v1_record_start,
-                .on_start_data = &vs},
+                .on_start_data = &vs,
+                .confine = &sbx.c},
         .handoff_resumes = o->handoff_resumes,
         .handoff_path = hp.buf,
         .check = v1_complete,
         .check_data = v,
     };
     int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 ? -1 : aka_agent_run_session(&sreq, res, err);
+    aka_candidate_view_harvest(r, v->worktree.buf, v->dir.buf);
     if (rc == 0)
         rc = v1_count_tokens(r, res->usage.total, err);
     if (rc == 0) /* the runtime tore every group of the session down: nothing to end later */
         rc = v1_forget_groups(r, err);
+    aka_candidate_sandbox_release(&sbx);
     strvec_clear(&env);
     strbuf_release(&brief);
     strbuf_release(&cap);
     strbuf_release(&hp);
+    strbuf_release(&trace);
     return rc;
 }
 
@@ -383,26 +384,15 @@ static void v1_assess_session(struct v1_session *v, const struct aka_agent_sessi
         snprintf(v->candidate, sizeof(v->candidate), "%s", h.candidate_commit);
 }
 
-static void v1_assess_identity(struct v1_session *v)
+/* The candidate, fetched by hash into refs/aka/candidates/v1: the tree's HEAD on its branch,
+ * descended from V0, left committed (candidate.c). */
+static void v1_assess_identity(struct aka_run *r, struct v1_session *v)
 {
-    struct aka_git g;
-    struct aka_err e = AKA_ERR_INIT;
-    char head[AKA_GIT_OID_HEX + 1], cand[AKA_GIT_OID_HEX + 1];
-    struct strbuf rev = STRBUF_INIT, branch = STRBUF_INIT;
-    bool clean = false;
-    aka_git_open(&g, v->worktree.buf);
-    strbuf_addf(&rev, "%s^{commit}", v->candidate);
-    if (aka_git_rev_parse(&g, rev.buf, cand, &e) < 0 || aka_git_rev_parse(&g, "HEAD", head, &e) < 0)
-        refuse(v, "V1 candidate %s does not resolve: %s", v->candidate, e.msg);
-    else if (strcmp(cand, head) != 0)
-        refuse(v, "V1 candidate %.12s is not the worktree HEAD %.12s", cand, head);
-    else if (aka_git_current_branch(&g, &branch, &e) < 0 || strcmp(branch.buf, v->branch.buf))
-        refuse(v, "the V1 worktree left its branch %s", v->branch.buf);
-    else if (aka_git_is_clean(&g, &clean, &e) < 0 || !clean)
-        refuse(v, "the V1 worktree has uncommitted changes: the candidate is not what was left");
-    aka_git_close(&g);
-    strbuf_release(&rev);
-    strbuf_release(&branch);
+    char why[sizeof(v->problem)];
+    struct aka_candidate_take t = {v->worktree.buf, v->branch.buf, v->base, v->candidate,
+                                   "refs/aka/candidates/v1"};
+    if (!aka_candidate_take(r, &t, why, sizeof(why)))
+        refuse(v, "V1: %s", why);
 }
 
 /* Only the kernel file may differ from V0, and it must: the evaluator inputs
@@ -424,10 +414,10 @@ static int v1_assess_diff(struct aka_run *r, struct v1_session *v, struct aka_er
     return rc;
 }
 
-/* The worktree goes (the branch stays for inspection); its journal is kept first. */
+/* The worktree and its view go (the candidate stays as refs/aka/candidates/v1); its journal
+ * is kept first. */
 static void v1_cleanup(struct aka_run *r, const struct v1_session *v)
 {
-    struct aka_git g;
     struct aka_err ignored = AKA_ERR_INIT;
     struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
     const enum aka_wt_file keep[] = {AKA_WT_JOURNAL, AKA_WT_HANDOFF};
@@ -437,10 +427,7 @@ static void v1_cleanup(struct aka_run *r, const struct v1_session *v)
         if (aka_is_file(from.buf))
             aka_copy_file(from.buf, to.buf, &ignored);
     }
-    aka_git_open(&g, r->ws.buf);
-    if (aka_is_dir(v->worktree.buf))
-        aka_git_worktree_remove(&g, v->worktree.buf, &ignored);
-    aka_git_close(&g);
+    aka_candidate_remove(r, v->worktree.buf, &ignored);
     strbuf_release(&from);
     strbuf_release(&to);
 }
@@ -461,7 +448,7 @@ static int v1_play(struct aka_run *r, const struct aka_optimize_opts *o, struct 
         v1_assess_session(v, res);
     }
     if (rc == 0 && !v->problem[0])
-        v1_assess_identity(v);
+        v1_assess_identity(r, v);
     if (rc == 0 && !v->problem[0])
         rc = v1_assess_diff(r, v, err);
     free(res);

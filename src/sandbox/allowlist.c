@@ -474,3 +474,11 @@ int aka_sandbox_check_bind(const char *resolved_src, const char *dest,
                            dest);
     return 0;
 }
+
+int aka_sandbox_check_bind_source(const char *resolved_src, const struct strvec *deny_paths,
+                                  struct aka_err *err)
+{
+    if (!resolved_src || resolved_src[0] != '/')
+        return aka_err_set(err, AKA_EXIT_USAGE, "runtime bind: paths must be absolute");
+    return check_bind_src(resolved_src, deny_paths, err);
+}

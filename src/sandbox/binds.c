@@ -8,7 +8,8 @@
  * files the dynamic linker and compilers need (no /etc at large: no shadow, no
  * ssh config, no host accounts); fresh /proc, /dev, /dev/shm and /tmp; the job
  * directory, the only writable host path; no network, no host PIDs, no IPC,
- * and no capabilities.
+ * and no capabilities. The head, the system part and the fresh mounts are
+ * shared with the agent sandbox's view (view.c): one builder of bwrap argv.
  */
 #include "sandbox/internal.h"
 
@@ -29,6 +30,11 @@ static const char *const sys_dirs[] = {"/bin",   "/sbin",   "/lib", "/lib32",
  * (cc, c++, python links), and the time zone. Absent ones are skipped. */
 static const char *const etc_files[] = {"/etc/ld.so.cache",  "/etc/ld.so.conf", "/etc/ld.so.conf.d",
                                         "/etc/alternatives", "/etc/localtime",  NULL};
+/* With the network kept (an LLM CLI talks to its API): name resolution and the TLS
+ * trust store, nothing else of /etc. */
+static const char *const net_etc_files[] = {
+    "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf",        "/etc/ssl",
+    "/etc/pki",         "/etc/services",      "/etc/protocols", "/etc/ca-certificates", NULL};
 
 static void env_set(struct strvec *env, const char *name_value)
 {
@@ -134,7 +140,7 @@ static void push3(struct strvec *a, const char *op, const char *src, const char 
     strvec_push(a, dst);
 }
 
-static void add_system(struct strvec *a, const char *ctl)
+void sbx_add_system(struct strvec *a, const char *ctl, bool net)
 {
     struct strbuf path = STRBUF_INIT;
     char target[PATH_MAX];
@@ -153,6 +159,8 @@ static void add_system(struct strvec *a, const char *ctl)
         }
     }
     for (const char *const *f = etc_files; *f; f++)
+        push3(a, "--ro-bind-try", *f, *f);
+    for (const char *const *f = net_etc_files; net && *f; f++)
         push3(a, "--ro-bind-try", *f, *f);
     static const char *const generated[] = {"passwd", "group", "hosts", NULL};
     for (const char *const *g = generated; *g; g++) {
@@ -203,7 +211,7 @@ int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err)
     return 0;
 }
 
-static int add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err)
+int sbx_add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err)
 {
     int ids[AKA_SBX_MAX_GPUS] = {0};
     size_t n = 0;
@@ -265,9 +273,7 @@ static void add_jobdir(const struct aka_sandbox_job *job, const char *jobdir, st
     strbuf_release(&path);
 }
 
-int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const char *jobdir,
-                   const char *ctl, const char *python_prefix, struct strvec *a,
-                   struct aka_err *err)
+void sbx_bwrap_head(struct strvec *a, const char *bwrap, bool net, long uid, bool share_pid)
 {
     static const char *const head[] = {
         /* every namespace (user, pid, net, ipc, uts, cgroup); die with aka; no terminal
@@ -275,13 +281,81 @@ int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const c
          * its user namespace and a job could remount /usr read-write. */
         "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop",
         "ALL",           "--hostname",        SBX_HOSTNAME,    NULL};
+    /* The same but the PID namespace (--unshare-all less --unshare-pid): see sbx_parent_proc. */
+    static const char *const head_shared_pid[] = {
+        "--unshare-user-try", "--unshare-ipc",        "--unshare-net",
+        "--unshare-uts",      "--unshare-cgroup-try", "--die-with-parent",
+        "--new-session",      "--cap-drop",           "ALL",
+        "--hostname",         SBX_HOSTNAME,           NULL};
     strvec_push(a, bwrap);
-    strvec_pushv(a, head);
-    add_system(a, ctl);
-    static const char *const fresh[] = {"--proc",   "/proc",   "--dev", "/dev", "--tmpfs",
-                                        "/dev/shm", "--tmpfs", "/tmp",  NULL};
+    strvec_pushv(a, share_pid ? head_shared_pid : head);
+    if (net)
+        strvec_push(a, "--share-net");
+    if (uid >= 0) { /* the same number as user and group */
+        strvec_push(a, "--uid");
+        strvec_pushf(a, "%ld", uid);
+        strvec_push(a, "--gid");
+        strvec_pushf(a, "%ld", uid);
+    }
+}
+
+/* A mountinfo line (ID PARENT MAJ:MIN ROOT MOUNTPOINT ...) whose mount point is below /proc. */
+static bool mounted_in_proc(const char *line)
+{
+    for (int field = 0; field < 4; field++) {
+        line = strchr(line, ' ');
+        if (!line)
+            return false;
+        line++;
+    }
+    return strncmp(line, "/proc/", 6) == 0;
+}
+
+/*
+ * Is the /proc we see covered in part (a mount below /proc)? bwrap covers a few
+ * /proc directories when it runs as root, and the kernel then refuses a fresh
+ * proc mount in a nested user namespace (it would reveal what the cover hides).
+ */
+static bool proc_covered(void)
+{
+    struct strbuf info = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    bool covered = false;
+    if (aka_read_file("/proc/self/mountinfo", &info, (size_t)1 << 20, &ignored) == 0)
+        for (const char *line = info.buf; line && *line && !covered;) {
+            covered = mounted_in_proc(line);
+            line = strchr(line, '\n');
+            line = line ? line + 1 : NULL;
+        }
+    strbuf_release(&info);
+    return covered;
+}
+
+bool sbx_parent_proc(bool in_agent_sandbox)
+{
+    return in_agent_sandbox && proc_covered();
+}
+
+void sbx_add_fresh(struct strvec *a, bool parent_proc)
+{
+    static const char *const fresh[] = {"--dev",   "/dev", "--tmpfs", "/dev/shm",
+                                        "--tmpfs", "/tmp", NULL};
+    if (parent_proc)
+        push3(a, "--ro-bind", "/proc", "/proc");
+    else
+        strvec_pushv(a, (const char *const[]){"--proc", "/proc", NULL});
     strvec_pushv(a, fresh);
-    if (add_gpus(job, a, err) < 0 || add_runtime_binds(job, python_prefix, a, err) < 0)
+}
+
+int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const char *jobdir,
+                   const char *ctl, const char *python_prefix, struct strvec *a,
+                   struct aka_err *err)
+{
+    bool parent_proc = sbx_parent_proc(job->in_agent_sandbox);
+    sbx_bwrap_head(a, bwrap, false, -1, parent_proc);
+    sbx_add_system(a, ctl, false);
+    sbx_add_fresh(a, parent_proc);
+    if (sbx_add_gpus(job, a, err) < 0 || add_runtime_binds(job, python_prefix, a, err) < 0)
         return -1;
     add_jobdir(job, jobdir, a);
     strvec_push(a, "--");

@@ -927,6 +927,7 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
     if (aka_sandbox_check_tmp(req->sandbox_tmp, err) < 0 || snapshot_kernel(c, err) < 0)
         return -1;
     c->job.isolation = req->isolation;
+    c->job.in_agent_sandbox = req->in_agent_sandbox;
     c->job.timeout_s = req->timeout_s > 0 ? req->timeout_s : AKA_SBX_DEFAULT_TIMEOUT_S;
     fill_expect(c);
     return c->native ? native_job(c, err) : python_job(c, err);

@@ -79,6 +79,7 @@ struct aka_eval_request {
     const char *sandbox_tmp; /* NULL: $TMPDIR, else /tmp */
     long long llc_bytes;     /* <= 0: read from this host's sysfs (native C) */
     const char *eval_id;     /* NULL: generated */
+    bool in_agent_sandbox;   /* an agent's `aka eval` inside the agent sandbox (job field) */
 };
 
 struct aka_eval_outcome {

@@ -6,6 +6,7 @@
  *   result.c     the result object, its JSON, and aka_sandbox_run()
  *   stage.c      the job directory: creation, copying inputs in, removal
  *   binds.c      read-only system/runtime binds, GPU nodes, the bwrap argv
+ *   view.c       the bwrap argv of a view (a long-lived command: the agent sandbox)
  *   artifacts.c  bringing artifacts back out of the job directory
  *   pids.c       the optional pids cgroup that bounds fork bombs
  *   local.c      the local transport that ties the steps together
@@ -60,6 +61,9 @@ struct sbx_stage {
 };
 void sbx_stage_init(struct sbx_stage *st);
 int sbx_stage_create(struct sbx_stage *st, const char *tmp_dir, struct aka_err *err);
+/* passwd, group and hosts in ctl (an existing directory) for user uid:gid whose home is home. */
+int sbx_write_etc(const char *ctl, unsigned uid, unsigned gid, const char *home,
+                  struct aka_err *err);
 int sbx_stage_copy_inputs(const struct aka_sandbox_job *job, const struct sbx_stage *st,
                           struct aka_err *err);
 /* Remove the whole stage, even if the command left unwritable directories. */
@@ -77,6 +81,27 @@ int sbx_find_in_path(const char *name, const char *path_list, struct strbuf *out
 /* The python3 prefix to bind (empty when none is needed or it is refused; notes say why). */
 void sbx_python_prefix(const struct aka_sandbox_job *job, struct strbuf *prefix,
                        struct strvec *notes);
+/* The pieces every bwrap argv starts with (jobs and views alike): bwrap and its
+ * namespaces (network kept when net; --uid/--gid when uid >= 0), the read-only
+ * system with the generated /etc of ctl (plus resolver and TLS files when net), and
+ * fresh /proc, /dev, /dev/shm and /tmp. */
+void sbx_bwrap_head(struct strvec *a, const char *bwrap, bool net, long uid, bool share_pid);
+void sbx_add_system(struct strvec *a, const char *ctl, bool net);
+/*
+ * An agent's own `aka eval` inside the agent sandbox of a root supervisor cannot mount a
+ * fresh /proc (bwrap as root covers parts of /proc, and the kernel then refuses a fresh
+ * proc mount in a nested user namespace). Its job then binds the agent sandbox's /proc
+ * and stays in that sandbox's PID namespace (share_pid), so that the pids the judge
+ * forks are the ones that /proc names (the native judge observes its runners through
+ * /proc/<pid>/stat). What the job sees is the agent's own processes, which already
+ * control everything the job could reach. Never for the supervisor's evaluations: the
+ * flag comes from the agent sandbox's environment, which they do not read.
+ */
+bool sbx_parent_proc(bool in_agent_sandbox);
+/* Fresh /dev, /dev/shm and /tmp; /proc fresh, or the parent's read-only (parent_proc). */
+void sbx_add_fresh(struct strvec *a, bool parent_proc);
+/* The job's GPU nodes (and /sys read-only) when it asks for any. */
+int sbx_add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err);
 /* The bwrap argv for job in jobdir, binding python_prefix (may be empty) read-only. */
 int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const char *jobdir,
                    const char *ctl, const char *python_prefix, struct strvec *a,

@@ -86,7 +86,9 @@ struct aka_sandbox_job {
     int gpu_count;
     int gpu_ids[AKA_SBX_MAX_GPUS]; /* physical indices; when n_gpu_ids == 0: 0..gpu_count-1 */
     size_t n_gpu_ids;
-    char *artifact_dir; /* where artifacts land (created when missing); NULL: none come back */
+    char *artifact_dir;    /* where artifacts land (created when missing); NULL: none come back */
+    bool in_agent_sandbox; /* started by an agent's `aka eval` inside the agent sandbox: when a
+                              fresh /proc cannot be mounted there, the sandbox's is bound */
 };
 
 void aka_sandbox_job_init(struct aka_sandbox_job *job, enum aka_sandbox_kind kind);
@@ -149,6 +151,10 @@ const char *aka_sandbox_secret_path(const char *abs_path);
  */
 int aka_sandbox_check_bind(const char *resolved_src, const char *dest,
                            const struct strvec *deny_paths, struct aka_err *err);
+/* The source rules alone, for a path shown at its own place in a view (whose /tmp is a
+ * fresh tmpfs, so paths below it are not reserved there). */
+int aka_sandbox_check_bind_source(const char *resolved_src, const struct strvec *deny_paths,
+                                  struct aka_err *err);
 
 /* ---- result ---------------------------------------------------------------------------------- */
 
@@ -230,5 +236,63 @@ int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sand
 int aka_sandbox_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const char *jobdir,
                            const char *ctl_dir, struct strvec *argv, struct strvec *notes,
                            struct aka_err *err);
+
+/* ---- views: a sandbox around one long-lived command (the agent sandbox) ------------------- */
+
+/*
+ * A job ships copies into a fresh directory; a view instead names which host
+ * paths the command sees, at the same place, read-only or writable. It shares
+ * the job's head (every namespace, no capabilities, die with aka, a new
+ * session), its read-only system and its fresh /proc, /dev and /tmp; it may
+ * keep the network and expose GPUs. Nothing else of the host is there.
+ */
+enum aka_sandbox_view_mode {
+    AKA_VIEW_RO,     /* bound read-only */
+    AKA_VIEW_RW,     /* bound writable */
+    AKA_VIEW_RO_TRY, /* read-only, when it exists */
+    AKA_VIEW_RW_TRY, /* writable, when it exists */
+    AKA_VIEW_TMPFS   /* an empty writable tmpfs at dest, gone with the sandbox */
+};
+
+struct aka_sandbox_view_path {
+    enum aka_sandbox_view_mode mode;
+    char *src, *dest; /* absolute; src NULL for a tmpfs */
+};
+
+struct aka_sandbox_view {
+    VEC(struct aka_sandbox_view_path) paths;
+    bool share_net;
+    int gpu_count; /* /dev/nvidia0..N-1, /dev/nvidiactl, the uvm nodes and /sys read-only */
+    char *chdir;
+};
+
+void aka_sandbox_view_init(struct aka_sandbox_view *v);
+void aka_sandbox_view_release(struct aka_sandbox_view *v);
+/* dest NULL: the same path as src (for a tmpfs, src is the place). */
+void aka_sandbox_view_add(struct aka_sandbox_view *v, enum aka_sandbox_view_mode mode,
+                          const char *src, const char *dest);
+/*
+ * The user the command runs as inside: the caller's uid, or 1000 when the caller is
+ * root — a sandbox started inside (an agent's `aka eval`) can map only its own user
+ * without CAP_SETFCAP, and no process inside needs to be root. -1: keep the caller's.
+ */
+long aka_sandbox_view_uid(void);
+/* passwd, group and hosts for the view into ctl_dir (an existing private directory). */
+int aka_sandbox_view_etc(const char *ctl_dir, const char *home, struct aka_err *err);
+/* The bwrap argv of the view around cmd (NULL-terminated). Paths are mounted parents
+ * first, so a bind below a tmpfs or another bind lands on top of it. */
+int aka_sandbox_view_argv(const struct aka_sandbox_view *v, const char *bwrap, const char *ctl_dir,
+                          const char *const *cmd, struct strvec *argv, struct aka_err *err);
+/* name (or a path with a '/') looked up in $PATH: 0 with its path, -1 when absent. */
+int aka_sandbox_find_program(const char *name, struct strbuf *out);
+/* The files this process has mapped (its binary and shared libraries), from
+ * /proc/self/maps: what a view must show for aka to run inside it. */
+void aka_sandbox_mapped_files(struct strvec *out);
+/* The Python prefix a job would bind (python3 on PATH outside /usr: a venv, conda env,
+ * pyenv version), "" when none or refused: a view shows it too, so that an `aka eval`
+ * started inside finds the interpreter the supervisor's evaluations use. */
+void aka_sandbox_python_prefix(struct strbuf *out);
+/* bwrap: `given` or "bwrap" looked up in PATH; code 75 naming what is missing. */
+int aka_sandbox_find_bwrap(const char *given, struct strbuf *out, struct aka_err *err);
 
 #endif

@@ -43,19 +43,19 @@ static int write_small(const char *dir, const char *name, const char *text, stru
 }
 
 /* Minimal passwd/group/hosts: names resolve, localhost resolves, no host account leaks. */
-static int write_etc(const struct sbx_stage *st, struct aka_err *err)
+int sbx_write_etc(const char *ctl, unsigned uid, unsigned gid, const char *home,
+                  struct aka_err *err)
 {
     struct strbuf passwd = STRBUF_INIT, group = STRBUF_INIT;
-    unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
     strbuf_addf(&passwd, "%s:x:%u:%u:aka sandbox:%s:/bin/sh\n", uid ? "sandbox" : "root", uid, gid,
-                st->job.buf);
+                home);
     strbuf_addstr(&passwd, "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
     strbuf_addf(&group, "%s:x:%u:\nnogroup:x:65534:\n", gid ? "sandbox" : "root", gid);
-    int rc = write_small(st->ctl.buf, "passwd", passwd.buf, err);
+    int rc = write_small(ctl, "passwd", passwd.buf, err);
     if (rc == 0)
-        rc = write_small(st->ctl.buf, "group", group.buf, err);
+        rc = write_small(ctl, "group", group.buf, err);
     if (rc == 0)
-        rc = write_small(st->ctl.buf, "hosts",
+        rc = write_small(ctl, "hosts",
                          "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
                          "127.0.1.1\t" SBX_HOSTNAME "\n",
                          err);
@@ -123,7 +123,7 @@ int sbx_stage_create(struct sbx_stage *st, const char *tmp_dir, struct aka_err *
         rc = aka_err_set(err, AKA_EXIT_ENV, "%s: cannot create the job directory: %s", st->root.buf,
                          strerror(errno));
     if (rc == 0)
-        rc = write_etc(st, err);
+        rc = sbx_write_etc(st->ctl.buf, (unsigned)getuid(), (unsigned)getgid(), st->job.buf, err);
     strbuf_release(&tmp);
     return rc;
 }

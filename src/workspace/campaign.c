@@ -32,6 +32,7 @@ static const char *const pinned_fields[] = {"schema",
                                             "layout",
                                             "kernel",
                                             "sandbox_isolation",
+                                            "agent_sandbox",
                                             "contracts",
                                             "runtime_pins",
                                             "operator_snapshot",
@@ -44,12 +45,13 @@ json_t *aka_campaign_to_json(const struct aka_campaign *c, struct aka_err *err)
     if (!assets)
         return NULL;
     aka_record_now(now);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}, s:o, s:s, s:s, "
-                     "s:o}",
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}, s:o, s:s, "
+                     "s:s, s:o}",
                      "schema", AKA_CAMPAIGN_SCHEMA, "mode", c->mode, "framework", c->framework,
                      "platform", c->platform, "agent", c->agent, "op_dir", c->op_dir, "op_name",
                      c->op_name, "layout", c->layout, "kernel", c->kernel, "sandbox_isolation",
-                     c->sandbox_isolation, "contracts", "benchmark",
+                     c->sandbox_isolation, "agent_sandbox",
+                     c->agent_sandbox ? c->agent_sandbox : "bwrap", "contracts", "benchmark",
                      aka_benchmark_contract_to_json(c->contract), "runtime_pins",
                      aka_runtime_pins_to_json(c->pins), "created_at", now, "operator_snapshot",
                      aka_ws_rel(AKA_WS_OPERATOR), "assets", assets);
@@ -144,6 +146,7 @@ static const struct field fields[] = {
     F("layout", AKA_CF_LAYOUT, layout),
     F("kernel", AKA_CF_KERNEL, kernel),
     F("sandbox_isolation", AKA_CF_ISOLATION, sandbox_isolation),
+    F("agent_sandbox", 0, agent_sandbox),
     F("cuda_arch", 0, cuda_arch),
     F("created_at", 0, created_at),
     {NULL, 0, 0},

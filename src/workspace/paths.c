@@ -37,6 +37,7 @@ static const char *const wt_rel[AKA_WT_FILE_COUNT] = {
     [AKA_WT_JOURNAL] = ".aka/journal.json",
     [AKA_WT_HANDOFF] = ".aka/handoff.json",
     [AKA_WT_EVALUATIONS] = ".aka/evaluations.jsonl",
+    [AKA_WT_TRACE] = ".aka/trace.jsonl",
 };
 
 /* The non-canonical files under memory/ are named here too, so the list cannot drift. */
@@ -86,12 +87,18 @@ void aka_ws_episode_archive(struct strbuf *out, const char *episode_dir)
     aka_path_join(out, episode_dir, "runtime");
 }
 
-void aka_ws_worktree_path(struct strbuf *out, const char *ws, const char *leaf)
+void aka_ws_worktrees_dir(struct strbuf *out, const char *ws)
 {
     const char *slash = strrchr(ws, '/');
     strbuf_reset(out);
     strbuf_add(out, ws, slash ? (size_t)(slash - ws) : 0);
-    strbuf_addf(out, "/.aka-worktrees/%s/%s", slash ? slash + 1 : ws, leaf);
+    strbuf_addf(out, "/.aka-worktrees/%s", slash ? slash + 1 : ws);
+}
+
+void aka_ws_worktree_path(struct strbuf *out, const char *ws, const char *leaf)
+{
+    aka_ws_worktrees_dir(out, ws);
+    strbuf_addf(out, "/%s", leaf);
 }
 
 const char *aka_ws_gitignore(void)

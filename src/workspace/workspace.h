@@ -76,6 +76,8 @@ void aka_ws_episode_dir(struct strbuf *out, const char *ws, long number);
 void aka_ws_episode_archive(struct strbuf *out, const char *episode_dir);
 /* <parent of ws>/.aka-worktrees/<name of ws>/<leaf>: worktrees live outside the workspace. */
 void aka_ws_worktree_path(struct strbuf *out, const char *ws, const char *leaf);
+/* <parent of ws>/.aka-worktrees/<name of ws>: the directory every such worktree is in. */
+void aka_ws_worktrees_dir(struct strbuf *out, const char *ws);
 /* The workspace's .gitignore: supervisor state and non-canonical views never committed. */
 const char *aka_ws_gitignore(void);
 
@@ -86,6 +88,7 @@ enum aka_wt_file {
     AKA_WT_JOURNAL,     /* .aka/journal.json */
     AKA_WT_HANDOFF,     /* .aka/handoff.json */
     AKA_WT_EVALUATIONS, /* .aka/evaluations.jsonl */
+    AKA_WT_TRACE,       /* .aka/trace.jsonl: `aka trace` phase markers (the agent's claim) */
     AKA_WT_FILE_COUNT
 };
 const char *aka_wt_rel(enum aka_wt_file f);
@@ -133,6 +136,7 @@ struct aka_campaign {
     const char *layout;            /* native | atrex | sol */
     const char *kernel;            /* kernel file name, relative to a worktree */
     const char *sandbox_isolation; /* bwrap | none */
+    const char *agent_sandbox;     /* bwrap | none: the agent CLI confined or not */
     const struct aka_benchmark_contract *contract;
     const struct aka_runtime_pins *pins;
     const char *repo_root; /* the asset tree whose runtime/ is pinned (content, not path) */
@@ -171,8 +175,9 @@ struct aka_ws_campaign {
     const char *schema, *mode, *framework, *platform, *agent, *op_name, *op_dir, *layout;
     const char *kernel; /* checked: a safe path relative to a worktree */
     const char *sandbox_isolation, *cuda_arch, *created_at;
-    json_t *assets;         /* {"runtime/...": sha256} pinned at creation, or NULL */
-    bool operator_snapshot; /* the campaign evaluates .aka/operator/ (its manifest required) */
+    const char *agent_sandbox; /* bwrap | none; absent in campaigns older than the agent sandbox */
+    json_t *assets;            /* {"runtime/...": sha256} pinned at creation, or NULL */
+    bool operator_snapshot;    /* the campaign evaluates .aka/operator/ (its manifest required) */
 };
 
 /*
@@ -218,6 +223,25 @@ int aka_ws_assets_verify(const json_t *pinned, const char *repo_root, const char
  */
 int aka_ws_eval_inputs(const char *ws, const char *repo_root, struct strbuf *op_dir,
                        struct aka_err *err);
+
+/* ---- the agent's view (view.c) ----------------------------------------------------------- */
+
+/*
+ * Create `view` (removed first when there): a directory shaped like the workspace holding
+ * copies of what an agent's own aka commands read — campaign.json (op_dir naming the
+ * view's snapshot unless original_reachable: an unconfined agent), the operator snapshot and its
+ * manifest, memory/, the plan-reviewer cache, the plugins, earlier episodes' archives — an empty
+ * reviewer token ledger when the workspace has none, and an empty reviews directory. `aka eval`
+ * with ATREX_AKA_WORKSPACE=view runs the same pin checks as in the workspace.
+ */
+int aka_ws_view_create(const char *ws, const char *view, bool original_reachable,
+                       struct aka_err *err);
+/* The paths in a view a confined agent may write (`aka ask-reviewer`), appended. */
+void aka_ws_view_writable(const char *view, struct strvec *out);
+/* After the session: the ledger lines the view gained (JSON objects only) appended to the
+ * workspace's ledger (kept as reviewer_tokens.session.jsonl in episode_dir too), and the
+ * view's review captures copied to episode_dir/reviews. Best effort: never fails. */
+void aka_ws_view_harvest(const char *ws, const char *view, const char *episode_dir);
 
 /* ---- canonical memory (memory.c) ---------------------------------------------------------- */
 

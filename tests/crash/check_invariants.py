@@ -29,13 +29,14 @@ What is checked (DESIGN §3, §4.4, §7; upstream invariants 1, 2, 7, 10, 11):
               agree with the statuses of the episode records;
   clean stop  no .aka/active_episode.json, a clean `git status`, only the main
               worktree registered and nothing left under
-              <parent>/.aka-worktrees/<workspace>/.
+              <parent>/.aka-worktrees/<workspace>/ (episode repositories and their
+              .view directories).
 
 --mid-campaign: the workspace of a supervisor that was killed and not yet
 resumed. Then an active record may exist, but it must be consistent: its
 version is the next one (nothing committed) or the latest (committed, cleanup
 pending; the counters may then lag by that one episode), its base is HEAD or
-HEAD's parent accordingly, the only worktree is its own, and the only
+HEAD's parent accordingly, the only worktree is its own (with its .view), and the only
 uncommitted record is its version (or v0 while V0 is being recorded). The
 incumbent check is skipped while HEAD is a V0/V1 source commit not yet
 measured or pinned, and the working tree may be dirty (a half-made squash).
@@ -368,7 +369,9 @@ class Checker:
                                                       else [])]
         allowed = set()
         if self.mid and self.active and self.active.get("worktree"):
+            # the episode's own repository and the read-only view beside it (candidate.c)
             allowed.add(os.path.realpath(self.active["worktree"]))
+            allowed.add(os.path.realpath(self.active["worktree"] + ".view"))
         for p in sorted(set(extra) | set(extra_dirs)):
             if os.path.realpath(p) not in allowed:
                 self.bad("worktrees", "%s is left over (%s)" % (

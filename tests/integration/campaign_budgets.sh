@@ -29,22 +29,25 @@ export XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 OP=$TMP/op
 slow_vector_add "$SRC" "$OP"
 
+# The fake agent's files, the one directory of $TMP its sandbox shows it.
+FK=$TMP/fake
+agent_sandbox_setup "$FK"
 # finish.py STATE: the journal finalized in STATE and the handoff, written directly.
-write_finish_py "$TMP/finish.py"
+write_finish_py "$FK/finish.py"
 
 WS=$TMP/kernel_opt_vector_add_c_cpu
 # 100 + 20 + 30 + 7 = 157 tokens per session, exactly (cache tokens count).
 USAGE='{"usage":{"input":100,"output":20,"cache_read":30,"cache_write":7}}'
-PIVOT='{"sh":"python3 '"$TMP"'/finish.py pivot"}'
+PIVOT='{"sh":"python3 '"$FK"'/finish.py pivot"}'
 
 # campaign ACTIONS FLAGS...: one `aka optimize` run whose agent sessions play ACTIONS.
 campaign() {
   local actions=$1; shift
-  printf '{"turns":[{"actions":[%s,%s]}]}\n' "$USAGE" "$actions" >"$TMP/scenario.json"
-  AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+  printf '{"turns":[{"actions":[%s,%s]}]}\n' "$USAGE" "$actions" >"$FK/scenario.json"
+  AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG="$FK/fake.log" AKA_FAKE_STATE="$FK" \
     "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
     --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
-    --sandbox-isolation "$ISO" "$@" >"$TMP/out" 2>"$TMP/err" ||
+    --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" "$@" >"$TMP/out" 2>"$TMP/err" ||
     { cat "$TMP/err" >&2; fail "aka optimize $*"; }
 }
 # stopped REASON: the run ended with exactly this stop line.
@@ -134,7 +137,7 @@ json.dump({"schema": "aka.wiki.hardware.v1", "id": "cpu.test.memory-bandwidth", 
 PY
 [ "$(uname -m)" = x86_64 ] || { echo "campaign_budgets: not x86-64, target-util part skipped"; exit 0; }
 FAST=$(python3 -c 'import json,sys; print(json.dumps(open(sys.argv[1]).read()))' "$OP/seeds/C/kernel.c")
-PROMOTE='{"write":"kernel.c","content":'"$FAST"'},{"sh":"aka eval >/dev/null 2>&1 || true"},{"commit":"candidate","paths":["kernel.c"]},{"sh":"python3 '"$TMP"'/finish.py candidate_ready"}'
+PROMOTE='{"write":"kernel.c","content":'"$FAST"'},{"sh":"aka eval >/dev/null 2>&1 || true"},{"commit":"candidate","paths":["kernel.c"]},{"sh":"python3 '"$FK"'/finish.py candidate_ready"}'
 campaign "$PROMOTE" --max-iters 9 --fast-episodes 9 --fast-trials 1 --target-util 4
 [ "$(status_of 6)" = promoted ] || fail "v6 not promoted: $(status_of 6)"
 grep -q "^aka optimize: target-util: v0 at 2.0% of the roofline peak: bandwidth" "$TMP/err" ||

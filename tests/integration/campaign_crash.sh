@@ -15,6 +15,9 @@
 #            episodes are fast, the later ones full (ABBA) verification;
 #   builtin  --agent-cli builtin: V0, the V1 seed pin and one `aka tune-agent`
 #            episode.
+# The claude campaigns alternate between the default agent sandbox (a confined
+# agent dies with its supervisor) and --agent-sandbox none (an unconfined one
+# outlives it, and the resume must end it by its recorded group).
 # Half the kills come after a random delay, the others aim at a phase of the
 # active record (preparing, verifying, recording, recorded), so that
 # V0, V1, preparing, the agent session, verifying and the recording commit are
@@ -58,19 +61,23 @@ ISO=bwrap
 . "$SRC/tests/lib/campaign_fixture.sh"
 OP=$TMP/op
 slow_vector_add "$SRC" "$OP"
-cp "$OP/seeds/C/kernel.c" "$TMP/fast.c"
-sed 's/x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]/' "$TMP/fast.c" >"$TMP/wrong.c"
-cmp -s "$TMP/fast.c" "$TMP/wrong.c" && fail "could not derive the wrong kernel"
+# What the fake agent reads and writes outside its worktree lives in $FK, the one directory
+# of $TMP its sandbox shows it (the workspaces are in $TMP/c<N>).
+FK=$TMP/fake
+agent_sandbox_setup "$FK"
+cp "$OP/seeds/C/kernel.c" "$FK/fast.c"
+sed 's/x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]/' "$FK/fast.c" >"$FK/wrong.c"
+cmp -s "$FK/fast.c" "$FK/wrong.c" && fail "could not derive the wrong kernel"
 
 # finish.py STATE: the journal finalized in STATE and the handoff, written directly.
-write_finish_py "$TMP/finish.py"
+write_finish_py "$FK/finish.py"
 
 # agent.sh: one episode's work, chosen by the episode number and the seed.
-cat >"$TMP/agent.sh" <<EOF
+cat >"$FK/agent.sh" <<EOF
 #!/bin/bash
 set -u
 ep=\${ATREX_AKA_EPISODE:-1}
-finish() { python3 -S $TMP/finish.py "\$1"; }
+finish() { python3 -S $FK/finish.py "\$1"; }
 candidate() { # \$1: kernel source; eval, commit, hand off
   cp "\$1" kernel.c
   aka eval >/dev/null 2>&1 || true
@@ -78,9 +85,9 @@ candidate() { # \$1: kernel source; eval, commit, hand off
   finish candidate_ready
 }
 case \$(( (ep * 7 + $SEED) % 6 )) in
-  0) sed "s/UNROLL 4/UNROLL \$(( 1 << (ep % 4) ))/" $TMP/fast.c >$TMP/variant-\$ep.c
-     candidate $TMP/variant-\$ep.c ;;
-  1) candidate $TMP/wrong.c ;;
+  0) sed "s/UNROLL 4/UNROLL \$(( 1 << (ep % 4) ))/" $FK/fast.c >$FK/variant-\$ep.c
+     candidate $FK/variant-\$ep.c ;;
+  1) candidate $FK/wrong.c ;;
   2) aka eval >/dev/null 2>&1 || true; finish pivot ;;  # a fast trial on record, then pivot
   3) sleep 0.3; finish blocked ;;
   4) sleep 0.2 ;;  # no handoff at all: invalid
@@ -88,14 +95,14 @@ case \$(( (ep * 7 + $SEED) % 6 )) in
 esac
 EOF
 printf '{"turns":[{"actions":[{"usage":{"input":100,"output":50}},{"sh":"bash %s/agent.sh"}]}]}\n' \
-  "$TMP" >"$TMP/scenario.json"
-export AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG=/dev/null AKA_FAKE_STATE="$TMP"
+  "$FK" >"$FK/scenario.json"
+export AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG=/dev/null AKA_FAKE_STATE="$FK"
 
 # Half the kills come at a random moment; the others aim at a phase of the active record
 # (then the delay is only a bound), so that short phases are hit too.
 AIMS=(any any any any preparing verifying recording recorded)
 declare -A HIST=()
-kills=0 runs=0 campaigns=0 finished=0 orphans=0
+kills=0 runs=0 campaigns=0 finished=0 orphans=0 none_kills=0
 latest() { git -C "$1" ls-tree --name-only HEAD memory/ 2>/dev/null | grep -cE '^memory/v[0-9]+\.json$' || true; }
 # One campaign to --max-iters N in a fresh workspace: runs of `aka optimize`, each SIGKILLed
 # after a random delay unless it stops by itself first, until one stops cleanly. Kills that
@@ -104,11 +111,12 @@ latest() { git -C "$1" ls-tree --name-only HEAD memory/ 2>/dev/null | grep -cE '
 # is spent, the campaign is finished by one unkilled run that settles the episode in flight
 # and stops at the next version.
 campaign() {
-  local kind=$1 n=$2 parent=$TMP/c$campaigns streak=0 seen=-1
+  local kind=$1 n=$2 parent=$TMP/c$campaigns streak=0 seen=-1 asb=$ASB
   local ws=$parent/kernel_opt_vector_add_c_cpu
+  [ "$kind" != claude-none ] || asb=none # an unconfined agent outlives its supervisor
   local args=(optimize --op-dir "$OP" --platform cpu --framework C --workspace "$parent"
     --sandbox-isolation "$ISO" --verify-repeats 1 --verify-run-timeout 60
-    --max-dispersion-pct 90)
+    --max-dispersion-pct 90 --agent-sandbox "$asb" --agent-writable-path "$FK")
   if [ "$kind" = builtin ]; then
     args+=(--agent-cli builtin)
   else
@@ -140,6 +148,7 @@ campaign() {
         $LIB after-kill "$ws" "$kind" "$TMP/groups" >"$TMP/check" || ok=$?
         read -r ph alive <"$TMP/check"
         orphans=$((orphans + alive))
+        [ "$asb" = bwrap ] || none_kills=$((none_kills + 1))
         HIST[$ph]=$((${HIST[$ph]:-0} + 1))
         [ -z "${AKA_CRASH_VERBOSE:-}" ] ||
           echo "$(($(date +%s) - START))s kill $kills: $kind c$campaigns v$have+ after $ms ms in $ph"
@@ -161,8 +170,17 @@ campaign() {
   [ "$kind" = builtin ] || LAST_WS=$ws
 }
 
+# Claude campaigns alternate between --agent-sandbox none (c0, c4, ...: its agents outlive a
+# killed supervisor and must be ended by the resume) and the default confined agent (c2, c3,
+# c6, ...: it dies with its supervisor).
 while [ "$kills" -lt "$KILLS" ]; do
-  if [ "$campaigns" = 1 ]; then campaign builtin 2; else campaign claude 40; fi
+  if [ "$campaigns" = 1 ]; then
+    campaign builtin 2
+  elif [ $(((campaigns / 2) % 2)) = 0 ]; then
+    campaign claude-none 20
+  else
+    campaign claude 20
+  fi
   campaigns=$((campaigns + 1))
 done
 
@@ -192,15 +210,16 @@ V=$TMP/v0window
 mkdir -p "$V"
 "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --workspace "$V" \
   --sandbox-isolation "$ISO" --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" \
-  --max-iters 0 >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 window: V0"; }
+  "${AGENT_FLAGS[@]}" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 window: V0"; }
 git -C "$V/kernel_opt_vector_add_c_cpu" reset -q --mixed HEAD~1 # undo the measurement commit
 "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --workspace "$V" \
   --sandbox-isolation "$ISO" --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" \
-  --max-iters 0 >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 window: rerun"; }
+  "${AGENT_FLAGS[@]}" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 window: rerun"; }
 $CHECK "$V/kernel_opt_vector_add_c_cpu" >"$TMP/check" || fail "V0 window: $(cat "$TMP/check")"
 
-# Agents that outlived their supervisor were seen (and, by the settle checks, ended).
-[ "$orphans" -gt 0 ] || [ "$kills" -lt 20 ] || fail "no kill left an agent running: nothing proven"
+# Unconfined agents that outlived their supervisor were seen (and, by the settle checks,
+# ended); a confined one dies with it, and the settle checks say none was left either.
+[ "$orphans" -gt 0 ] || [ "$none_kills" -lt 10 ] || fail "no kill left an agent running: nothing proven"
 
 echo "campaign_crash: $kills kills over $runs runs in $campaigns campaigns ($finished stopped" \
   "cleanly), $orphans agent groups outlived their supervisor and were ended on resume," \

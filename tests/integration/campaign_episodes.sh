@@ -22,7 +22,8 @@
 #  10. invalid      the agent dies (SIGKILL) before handing off;
 #  11. full         ABBA verification of a near-identical variant (promoted or
 #                   rejected as the statistics say; the numbers are recorded);
-#  12. interrupted  the supervisor is SIGKILLed mid-session; the rerun records it;
+#  12. interrupted  the supervisor is SIGKILLed mid-session (a confined agent dies
+#                   with it; an unconfined one is ended here); the rerun records it;
 #  13. recovery     a crash after the version commit: proven, only cleanup runs;
 #  14. refused      an active record whose base is not HEAD's parent;
 #  15. promoted     a fresh campaign whose first episode is full: ABBA promotion;
@@ -33,16 +34,23 @@
 #                   (fast verification: a large negative improvement);
 #  18. invalid      --agent-timeout 1: every turn outlives it; the timed-out turn
 #                   is resumed once on the same thread, the episode's reason
-#                   says it timed out, and none of the fake's processes survive;
+#                   says it timed out, and none of the fake's processes survive
+#                   (found by name when confined: their pids are the sandbox's);
 #  19. invalid      the fast completion gate: --fast-trials 3, the agent hands
 #                   off a valid candidate after one trial; the handoff does not
 #                   complete the session, the resume turn adds nothing, and the
 #                   record carries the gate's diagnosis;
-#  20. late handoff the supervisor is SIGKILLed while the agent works; the agent
-#                   then finishes a valid candidate handoff on its own; the rerun
-#                   assesses and verifies it (rejected as slower here, a
-#                   deterministic verdict) instead of recording `interrupted`,
-#                   and the record says `recovered_terminal_handoff`.
+#  20. late handoff (a campaign of its own with --agent-sandbox none, the only way an
+#                   agent outlives its supervisor) the supervisor is SIGKILLed
+#                   while the agent works; the agent then finishes a valid
+#                   candidate handoff on its own; the rerun assesses and verifies
+#                   it (rejected as slower than V0 here, a deterministic verdict)
+#                   instead of recording `interrupted`, and the record says
+#                   `recovered_terminal_handoff`; campaign.json records `none`;
+#  21. rejected     a forged evaluation record (the supervisor's own run decides).
+# The agent runs under the agent sandbox (bwrap when this host runs it): it sees
+# its worktree (a repository of its own), the episode's view as
+# ATREX_AKA_WORKSPACE, and the fake's directory $TMP/fake, nothing else of $TMP.
 # Fast episodes run --fast-trials 1 unless the case is about the gate (the
 # gate needs that many journal experiments and `aka eval` records of the
 # episode for any handoff but blocked, so the pivot and invalid cases also
@@ -61,6 +69,12 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ISO=bwrap
 "$AKA" sandbox run -- true >/dev/null 2>&1 || ISO=none
+# shellcheck source=tests/lib/campaign_fixture.sh
+. "$SRC/tests/lib/campaign_fixture.sh"
+# The fake's scenario, log, counter and helper scripts: the agent sandbox shows it this
+# directory (writable) and nothing else of $TMP, which holds the workspace and operator.
+FK=$TMP/fake
+agent_sandbox_setup "$FK"
 
 # The operator: vector_add whose reference adds each element through a volatile
 # pointer several times over (correct, but far slower than the seed kernel).
@@ -88,14 +102,18 @@ WRONG_KERNEL=${FAST_KERNEL//x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]}
 # nothing but the environment the supervisor sets: it runs from / so that the
 # commands find the worktree through ATREX_AKA_WORKTREE alone. Any refusal
 # exits nonzero and leaves no handoff, which the episode's record would show.
-cat >"$TMP/finish.sh" <<'SH'
+cat >"$FK/finish.sh" <<'SH'
 #!/bin/bash
 set -euo pipefail
 state=$1
 : "${ATREX_AKA_WORKSPACE:?}" "${ATREX_AKA_WORKTREE:?}" "${ATREX_AKA_EPISODE:?}" "${ATREX_AKA_HOME:?}"
 [ -d "$ATREX_AKA_HOME/runtime/prompts" ] || { echo "finish: bad ATREX_AKA_HOME" >&2; exit 3; }
-[ "$(git -C "$ATREX_AKA_WORKTREE" rev-parse --git-common-dir)" = "$ATREX_AKA_WORKSPACE/.git" ] ||
-  { echo "finish: the worktree is not the workspace's" >&2; exit 3; }
+# The worktree is a repository of its own (never a Git worktree of the canonical one), and
+# the agent's aka commands read the episode's view, not the canonical workspace.
+[ "$(git -C "$ATREX_AKA_WORKTREE" rev-parse --absolute-git-dir)" = "$ATREX_AKA_WORKTREE/.git" ] ||
+  { echo "finish: the worktree shares another repository" >&2; exit 3; }
+[ "$ATREX_AKA_WORKSPACE" = "$ATREX_AKA_WORKTREE.view" ] && [ -f "$ATREX_AKA_WORKSPACE/.aka/campaign.json" ] ||
+  { echo "finish: ATREX_AKA_WORKSPACE is not the episode's view" >&2; exit 3; }
 cd /
 commit=()
 if [ "$state" = candidate_ready ]; then
@@ -111,9 +129,9 @@ SH
 WS=$TMP/kernel_opt_vector_add_c_cpu
 USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
 jstr() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
-FINISH="bash $TMP/finish.sh"
+FINISH="bash $FK/finish.sh"
 # trial.sh NAME: journal one experiment of a trial that is not the last.
-cat >"$TMP/trial.sh" <<'SH'
+cat >"$FK/trial.sh" <<'SH'
 #!/bin/bash
 set -euo pipefail
 cd /
@@ -127,13 +145,13 @@ episode() {
   local n=$1 actions=$2; shift 2
   local turns="{\"actions\":[$USAGE,$actions]}"
   [ -z "${RESUME_ACTIONS:-}" ] || turns="$turns,{\"actions\":[$USAGE,$RESUME_ACTIONS]}"
-  printf '{"turns":[%s]}\n' "$turns" >"$TMP/scenario.json"
-  rm -f "$TMP/fake-invocations" # the fake's turn counter: this episode starts at turn 0
+  printf '{"turns":[%s]}\n' "$turns" >"$FK/scenario.json"
+  rm -f "$FK/fake-invocations" # the fake's turn counter: this episode starts at turn 0
   before_head=$(git -C "$WS" rev-parse HEAD)
-  AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+  AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG="$FK/fake.log" AKA_FAKE_STATE="$FK" \
     "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
     --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "${PARENT:-$TMP}" \
-    --sandbox-isolation "$ISO" --max-iters "${MAXI:-$n}" --fast-trials "${FT:-1}" "$@" \
+    --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" --max-iters "${MAXI:-$n}" --fast-trials "${FT:-1}" "$@" \
     >"$TMP/out" 2>"$TMP/err" ||
     { cat "$TMP/err" >&2; fail "episode v$n: aka optimize failed"; }
 }
@@ -158,7 +176,7 @@ m = json.load(open(f"{ws}/memory/v{n}.json"))
 assert m["version"] == f"v{n}" and m["status"] == status, (m["status"], m.get("episode"))
 assert m["episode"]["number"] == n and m["long_horizon"]["status"] == status, m["episode"]
 st = json.load(open(f"{ws}/.aka/state.json"))
-assert st["episodes"] == n and st["tokens"] >= 150 * n, st
+assert st["episodes"] == n and st["tokens"] >= int(os.environ.get("MIN_TOKENS", 150)) * n, st
 assert not os.path.exists(f"{ws}/memory/v{n + 1}.json")
 if status == "promoted":
     assert m["quality_gate"]["result"] == "PASS" and m["git_commit_hash"], m
@@ -176,11 +194,11 @@ COMMIT='{"commit":"candidate","paths":["kernel.c"]}'
 # V0 only, no episode yet.
 AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
   --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
-  --sandbox-isolation "$ISO" --max-iters 0 --fast-episodes 5 >"$TMP/out" 2>"$TMP/err" ||
+  --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" --max-iters 0 --fast-episodes 5 >"$TMP/out" 2>"$TMP/err" ||
   { cat "$TMP/err" >&2; fail "V0"; }
 
 # 1. promoted (fast, both of its 2 trials run; the last one is handed off)
-FT=2 episode 1 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$COMMIT,$EVAL"',{"sh":"bash '"$TMP"'/trial.sh \"trial 1\""},{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL")"'},'"$COMMIT,$EVAL"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
+FT=2 episode 1 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$COMMIT,$EVAL"',{"sh":"bash '"$FK"'/trial.sh \"trial 1\""},{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL")"'},'"$COMMIT,$EVAL"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 5
 expect 1 promoted yes
 python3 - "$WS" <<'PY' || fail "v1 verification object"
 import json, sys
@@ -206,12 +224,16 @@ for receipt in ("journal: experiment 2 appended", "journal: finalized as candida
     assert receipt in out, receipt
 PY
 "$AKA" status "$WS" | grep -E '^v1 +promoted +fast ' >/dev/null || fail "aka status: $("$AKA" status "$WS")"
-grep -q '"ATREX_AKA_WORKSPACE": "'"$WS"'"' "$TMP/fake.log" || fail "agent env: $(tail -1 "$TMP/fake.log")"
+grep -q '"ATREX_AKA_WORKSPACE": "'"$TMP"'/.aka-worktrees/kernel_opt_vector_add_c_cpu/e0001-[0-9a-f]*.view"' "$FK/fake.log" ||
+  fail "agent env: $(tail -1 "$FK/fake.log")"
+grep -q '"ATREX_AKA_AGENT_SANDBOX": "'"$ASB"'"' "$FK/fake.log" || fail "agent env: no ATREX_AKA_AGENT_SANDBOX"
+git -C "$WS" cat-file -e "refs/aka/candidates/e0001^{commit}" || fail "v1: the candidate was not fetched by hash"
+[ "$(git -C "$WS" for-each-ref refs/heads | wc -l)" = 1 ] || fail "v1: an episode branch reached the workspace"
 
 # token budget: 150 tokens used >= 100: stop before any episode, with the reason
 before=$(git -C "$WS" rev-parse HEAD)
 "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
-  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --sandbox-isolation "$ISO" \
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" \
   --max-iters 9 --token-budget 100 >"$TMP/out" 2>"$TMP/err" || fail "token budget run"
 grep -q "budget: token-budget (150 >= 100 tokens)" "$TMP/out" || fail "token budget: $(cat "$TMP/out")"
 [ "$(git -C "$WS" rev-parse HEAD)" = "$before" ] || fail "token budget: HEAD moved"
@@ -292,20 +314,25 @@ for k in ("improvement_pct", "ci_low_pct", "ci_high_pct", "dispersion_pct"):
 PY
 # 12. interrupted: the supervisor is killed (SIGKILL) while the agent works; the
 # rerun records the episode as interrupted before anything else.
-printf '{"turns":[{"actions":[%s,{"sh":"echo $PPID > %s/agent.pid; sleep 30"}]}]}\n' "$USAGE" "$TMP" \
-  >"$TMP/scenario.json"
-rm -f "$TMP/agent.pid"
+printf '{"turns":[{"actions":[%s,{"sh":"echo $PPID > %s/agent.pid; sleep 30.12"}]}]}\n' "$USAGE" "$FK" \
+  >"$FK/scenario.json"
+rm -f "$FK/agent.pid"
 before_head=$(git -C "$WS" rev-parse HEAD)
-AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG="$FK/fake.log" AKA_FAKE_STATE="$FK" \
   "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
-  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --sandbox-isolation "$ISO" \
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" \
   --max-iters 12 --fast-episodes 20 >"$TMP/out" 2>"$TMP/err" &
 sup=$!
-for _ in $(seq 300); do [ -s "$TMP/agent.pid" ] && break; sleep 0.1; done
-[ -s "$TMP/agent.pid" ] || fail "v12: the agent never started"
+for _ in $(seq 300); do [ -s "$FK/agent.pid" ] && break; sleep 0.1; done
+[ -s "$FK/agent.pid" ] || fail "v12: the agent never started"
 kill -9 "$sup"; wait "$sup" 2>/dev/null || true
-agent_pgid=$(ps -o pgid= "$(cat "$TMP/agent.pid")" | tr -d ' ')
-[ -n "$agent_pgid" ] && kill -- "-$agent_pgid" 2>/dev/null || true
+if [ "$ASB" = none ]; then # an unconfined agent outlives its supervisor: end it here
+  agent_pgid=$(ps -o pgid= "$(cat "$FK/agent.pid")" | tr -d ' ')
+  [ -n "$agent_pgid" ] && kill -- "-$agent_pgid" 2>/dev/null || true
+else # a confined one dies with it (--die-with-parent, its own PID namespace)
+  for _ in $(seq 50); do pgrep -f "sleep 30[.]12" >/dev/null || break; sleep 0.1; done
+  ! pgrep -f "sleep 30[.]12" >/dev/null || fail "v12: the confined agent outlived its supervisor"
+fi
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 12 and a["phase"] == "exploring" and a["fast_trials"] == 5, a' \
   "$WS/.aka/active_episode.json" || fail "v12: active record"
 episode 12 '{"text":"never runs"}' --fast-episodes 20
@@ -349,7 +376,7 @@ json.dump({"episode": 13, "memory_version": 13, "base_commit": base, "episode_br
 PY
 if AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
   --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
-  --sandbox-isolation "$ISO" --max-iters 13 >"$TMP/out" 2>"$TMP/err"; then
+  --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" --max-iters 13 >"$TMP/out" 2>"$TMP/err"; then
   fail "v13: an unproven HEAD advance was accepted"
 fi
 grep -q "refusing to resume" "$TMP/err" || fail "v13: $(cat "$TMP/err")"
@@ -362,7 +389,7 @@ WS=$TMP/full/kernel_opt_vector_add_c_cpu
 mkdir -p "$TMP/full"
 AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
   --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP/full" \
-  --sandbox-isolation "$ISO" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 (full)"; }
+  --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 (full)"; }
 PARENT=$TMP/full
 episode 1 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL")"'},'"$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' \
   --fast-episodes 0 --verify-repeats 3 --verify-run-timeout 30 --max-dispersion-pct 90
@@ -404,92 +431,112 @@ PY
 # in the fake's process group included); the timed-out turn is resumed once on
 # the same thread, that turn times out too, and the episode is invalid with a
 # reason that says so. Nothing of the fake survives.
-printf '{"turns":[{"actions":[%s,{"sh":"sleep 60 & echo $PPID $$ $! $(ps -o pgid= -p $$) >> %s/timeout.pids; wait"}]}]}\n' \
-  "$USAGE" "$TMP" >"$TMP/scenario.json"
-rm -f "$TMP/timeout.pids"
+printf '{"turns":[{"actions":[%s,{"sh":"sleep 60.18 & echo $PPID $$ $! $(ps -o pgid= -p $$) >> %s/timeout.pids; wait"}]}]}\n' \
+  "$USAGE" "$FK" >"$FK/scenario.json"
+rm -f "$FK/timeout.pids"
 before_head=$(git -C "$WS" rev-parse HEAD)
-log_lines=$(wc -l <"$TMP/fake.log")
+log_lines=$(wc -l <"$FK/fake.log")
 SECONDS=0
-AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG="$FK/fake.log" AKA_FAKE_STATE="$FK" \
   "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
-  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" --sandbox-isolation "$ISO" \
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" \
   --max-iters 5 --fast-episodes 5 --agent-timeout 1 --handoff-resumes 1 >"$TMP/out" 2>"$TMP/err" ||
   { cat "$TMP/err" >&2; fail "v5 (timeout): aka optimize failed"; }
 [ "$SECONDS" -lt 40 ] || fail "v5 (timeout): took ${SECONDS}s; the 1 s limit was not enforced"
 expect 5 invalid_handoff no
 grep -q "exit=124, timed out): the turn hit its time limit" "$WS/memory/v5.json" || fail "v5 reason: $(grep -o '"violation[^}]*' "$WS/memory/v5.json")"
-[ "$(wc -l <"$TMP/timeout.pids")" = 2 ] || fail "v5: $(wc -l <"$TMP/timeout.pids") turns, want 2"
-tail -n +"$((log_lines + 1))" "$TMP/fake.log" | python3 -c '
+[ "$(wc -l <"$FK/timeout.pids")" = 2 ] || fail "v5: $(wc -l <"$FK/timeout.pids") turns, want 2"
+tail -n +"$((log_lines + 1))" "$FK/fake.log" | python3 -c '
 import json, sys
 modes = [json.loads(l)["mode"] for l in sys.stdin]
 assert modes == ["--session-id", "--resume"], modes' || fail "v5: not one fresh turn and one resume"
 # live PGID: the group's members that are not zombies (a zombie is dead, and
 # whether someone reaps it at once depends on the container's init).
 live() { ps -e -o pgid=,pid=,stat= | awk -v g="$1" '$1 == g && $3 !~ /^Z/ {print $2}'; }
+! pgrep -f "sleep 60[.]18" >/dev/null || fail "v5: the fake's background sleep survived the timeout"
+# Unconfined, the recorded ids are host pids: check each group. Confined, they are ids in
+# the agent sandbox's own PID namespace, which died with it (checked by name above).
+[ "$ASB" = none ] || : >"$FK/timeout.pids.host"
+[ "$ASB" != none ] || cp "$FK/timeout.pids" "$FK/timeout.pids.host"
 while read -r fake sh bg pgid; do
   [ "$pgid" = "$fake" ] || fail "v5: the fake $fake is not its group leader ($pgid)"
   [ -z "$(live "$pgid")" ] || fail "v5: group $pgid survived the timeout: $(live "$pgid")"
   for pid in "$sh" "$bg"; do # in the group when recorded; they must not have left it alive
     ! ps -o stat= -p "$pid" | grep -qv '^Z' || fail "v5: fake process $pid survived the timeout"
   done
-done <"$TMP/timeout.pids"
+done <"$FK/timeout.pids.host"
 
 # 19. the fast completion gate: with --fast-trials 3, a valid candidate handed off after
 # one trial does not complete the session; the resume turn adds nothing, so the episode is
 # invalid with the gate's diagnosis (and HEAD stays, though the candidate was faster).
-log_lines=$(wc -l <"$TMP/fake.log")
+log_lines=$(wc -l <"$FK/fake.log")
 RESUME_ACTIONS='{"text":"no more trials"}' FT=3 episode 6 '{"write":"kernel.c","content":'"$(jstr "$FAST_KERNEL" | sed 's/UNROLL 4/UNROLL 2/')"'},'"$COMMIT,$EVAL"',{"sh":"'"$FINISH"' candidate_ready"}' \
   --fast-episodes 10 --handoff-resumes 1
 expect 6 invalid_handoff no
 grep -q "no valid handoff after 2 invocation(s): fast episode needs 3 trials: journal has 1 experiments, evaluations.jsonl has 1 records of this episode" \
   "$WS/memory/v6.json" || fail "v6 (gate) reason: $(grep -o '"violation[^}]*' "$WS/memory/v6.json")"
-tail -n +"$((log_lines + 1))" "$TMP/fake.log" | python3 -c '
+tail -n +"$((log_lines + 1))" "$FK/fake.log" | python3 -c '
 import json, sys
 modes = [json.loads(l)["mode"] for l in sys.stdin]
 assert modes == ["--session-id", "--resume"], modes' || fail "v6: not one fresh turn and one resume"
 
-# 20. a late handoff. The agent's one tool command waits for late.go, so the supervisor is
+# 20. a late handoff, which only an unconfined agent can make (a confined one dies with its
+# supervisor: case 12), so in a campaign of its own pinned to --agent-sandbox none, whose
+# incumbent is V0. The agent's one tool command waits for late.go, so the supervisor is
 # surely dead (SIGKILL) before the command commits the slow kernel, evaluates it and hands
 # it off: a tool command that was running when its supervisor died goes on to the end (the
 # CLI itself would die at its next event on stdout, whose reader is gone). The rerun ends no
 # agent (it is done), finds the valid handoff and takes it through assessment and
 # verification.
-printf '%s' "$SLOW_KERNEL" >"$TMP/slow.c"
-rm -f "$TMP"/late.* "$TMP/fake-invocations"
-LATE="echo \$PPID > $TMP/late.pid; while [ ! -e $TMP/late.go ]; do sleep 0.1; done"
-LATE="$LATE; cp $TMP/slow.c kernel.c && git add kernel.c"
+SAVED_FLAGS=("${AGENT_FLAGS[@]}") SAVED_PARENT=$PARENT SAVED_WS=$WS
+AGENT_FLAGS=(--agent-sandbox none --agent-writable-path "$FK") PARENT=$TMP/late
+WS=$PARENT/kernel_opt_vector_add_c_cpu
+mkdir -p "$PARENT"
+AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
+  --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" \
+  --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" --max-iters 0 >"$TMP/out" 2>"$TMP/err" ||
+  { cat "$TMP/err" >&2; fail "V0 (late)"; }
+grep -q "warning: --agent-sandbox none is unsafe" "$TMP/err" || fail "none: no warning"
+printf '%s' "$SLOW_KERNEL" >"$FK/slow.c"
+rm -f "$FK"/late.* "$FK/fake-invocations"
+LATE="echo \$PPID > $FK/late.pid; while [ ! -e $FK/late.go ]; do sleep 0.1; done"
+LATE="$LATE; cp $FK/slow.c kernel.c && git add kernel.c"
 LATE="$LATE && git -c user.name=fake -c user.email=fake@localhost commit -qm candidate"
-LATE="$LATE && { aka eval >/dev/null 2>&1 || true; } && $FINISH candidate_ready; touch $TMP/late.done"
-printf '{"turns":[{"actions":[%s,{"sh":%s}]}]}\n' "$USAGE" "$(jstr "$LATE")" >"$TMP/scenario.json"
+LATE="$LATE && { aka eval >/dev/null 2>&1 || true; } && $FINISH candidate_ready; touch $FK/late.done"
+printf '{"turns":[{"actions":[%s,{"sh":%s}]}]}\n' "$USAGE" "$(jstr "$LATE")" >"$FK/scenario.json"
 before_head=$(git -C "$WS" rev-parse HEAD)
-AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG="$FK/fake.log" AKA_FAKE_STATE="$FK" \
   "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
-  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" --sandbox-isolation "$ISO" \
-  --max-iters 7 --fast-episodes 10 --fast-trials 1 >"$TMP/out" 2>"$TMP/err" &
+  --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" \
+  --max-iters 1 --fast-episodes 10 --fast-trials 1 >"$TMP/out" 2>"$TMP/err" &
 sup=$!
-for _ in $(seq 300); do [ -s "$TMP/late.pid" ] && break; sleep 0.1; done
-[ -s "$TMP/late.pid" ] || fail "v7: the agent never started"
+for _ in $(seq 300); do [ -s "$FK/late.pid" ] && break; sleep 0.1; done
+[ -s "$FK/late.pid" ] || fail "late: the agent never started"
 kill -9 "$sup"; wait "$sup" 2>/dev/null || true
-touch "$TMP/late.go"
-for _ in $(seq 600); do [ -e "$TMP/late.done" ] && break; sleep 0.1; done
-[ -e "$TMP/late.done" ] || fail "v7: the agent did not finish after its supervisor died"
-python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 7 and a["phase"] == "exploring" and a["fast_trials"] == 1, a' \
-  "$WS/.aka/active_episode.json" || fail "v7: active record"
+touch "$FK/late.go"
+for _ in $(seq 600); do [ -e "$FK/late.done" ] && break; sleep 0.1; done
+[ -e "$FK/late.done" ] || fail "late: the agent did not finish after its supervisor died"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 1 and a["phase"] == "exploring" and a["fast_trials"] == 1, a' \
+  "$WS/.aka/active_episode.json" || fail "late: active record"
 # --fast-trials 5 now: the episode keeps the 1 it started with (its handoff has one trial).
-FT=5 episode 7 '{"text":"never runs"}' --fast-episodes 10
-expect 7 rejected no
-grep -q "recovering after an interrupted supervisor" "$TMP/err" || fail "v7: no recovery line"
-python3 - "$WS" <<'PY' || fail "v7 (late handoff) record"
+FT=5 episode 1 '{"text":"never runs"}' --fast-episodes 10
+MIN_TOKENS=0 expect 1 rejected no # the session's usage died with its supervisor
+grep -q "recovering after an interrupted supervisor" "$TMP/err" || fail "late: no recovery line"
+python3 - "$WS" <<'PY' || fail "late handoff record"
 import json, sys
-m = json.load(open(sys.argv[1] + "/memory/v7.json"))
+m = json.load(open(sys.argv[1] + "/memory/v1.json"))
 e, v = m["episode"], m["verification"]
 assert e["recovered_terminal_handoff"] is True and e["candidate_commit"], e
-assert v["method"] == "single_evaluator" and v["improvement_pct"] < -40, v
+assert e["agent_sandbox"] == "none", e
+assert v["method"] == "single_evaluator" and v["improvement_pct"] < -20, v
 PY
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["agent_sandbox"] == "none"' \
+  "$WS/.aka/campaign.json" || fail "late: campaign.json does not record --agent-sandbox none"
+AGENT_FLAGS=("${SAVED_FLAGS[@]}") PARENT=$SAVED_PARENT WS=$SAVED_WS
 # 21. a forged evaluation record: the agent evaluates the slow kernel, then rewrites its
 # record to claim a 100x faster run. The record still hash-matches the committed bytes, so it
 # passes as evidence, but the supervisor's own evaluation decides: rejected as slower.
-cat >"$TMP/forge.py" <<'PY'
+cat >"$FK/forge.py" <<'PY'
 import json, os
 p = os.path.join(os.environ["ATREX_AKA_WORKTREE"], ".aka/evaluations.jsonl")
 lines = open(p).read().splitlines()
@@ -504,11 +551,11 @@ if isinstance(r.get("performance_score"), (int, float)):
 lines[-1] = json.dumps(rec)
 open(p, "w").write("\n".join(lines) + "\n")
 PY
-episode 8 '{"write":"kernel.c","content":'"$(jstr "$SLOW_KERNEL")"'},'"$EVAL"',{"sh":"python3 '"$TMP"'/forge.py"},'"$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 10
-expect 8 rejected no
-python3 - "$WS" <<'PY' || fail "v8 (forged record) was not decided by the supervisor's own run"
+episode 7 '{"write":"kernel.c","content":'"$(jstr "$SLOW_KERNEL")"'},'"$EVAL"',{"sh":"python3 '"$FK"'/forge.py"},'"$COMMIT"',{"sh":"'"$FINISH"' candidate_ready"}' --fast-episodes 10
+expect 7 rejected no
+python3 - "$WS" <<'PY' || fail "v7 (forged record) was not decided by the supervisor's own run"
 import json, sys
-v = json.load(open(sys.argv[1] + "/memory/v8.json"))["verification"]
+v = json.load(open(sys.argv[1] + "/memory/v7.json"))["verification"]
 assert v["supervisor_eval_id"] and v["improvement_pct"] < -40, v
 PY
 echo "campaign_episodes: all episode paths recorded"

@@ -11,6 +11,8 @@
 #      nothing the agent would have written afterwards appears;
 #   3. an active record naming a live process whose start time differs (a
 #      reused pid) leaves that process alone.
+# Only an unconfined agent can outlive its supervisor (a confined one dies with it:
+# tests/integration/agent_sandbox.sh), so this campaign runs --agent-sandbox none.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -euo pipefail
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
@@ -33,7 +35,7 @@ WS=$TMP/kernel_opt_vector_add_c_cpu
 optimize() {
   exec "$AKA" optimize --op-dir "$TMP/op" --platform cpu --framework C --agent-cli claude \
     --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
-    --sandbox-isolation "$ISO" --fast-episodes 5 --handoff-resumes 0 "$@"
+    --sandbox-isolation "$ISO" --agent-sandbox none --fast-episodes 5 --handoff-resumes 0 "$@"
 }
 # start ticks of a pid (/proc/<pid>/stat field 22), "" when gone or a zombie
 ticks() { python3 - "$1" <<'PY'

@@ -25,6 +25,10 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ISO=bwrap
 "$AKA" sandbox run -- true >/dev/null 2>&1 || ISO=none
+# shellcheck source=tests/lib/campaign_fixture.sh
+. "$SRC/tests/lib/campaign_fixture.sh"
+FK=$TMP/fake # what the (confined) fake agent may see of $TMP besides its worktree
+agent_sandbox_setup "$FK"
 
 OP=$TMP/op
 cp -r "$SRC/examples/ops/vector_add" "$OP"
@@ -33,7 +37,7 @@ WRONG_KERNEL=${GOOD_KERNEL//x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]}
 [ "$WRONG_KERNEL" != "$GOOD_KERNEL" ] || fail "could not derive the wrong kernel"
 
 # finish.py: the journal finalized as candidate_ready with HEAD, then handoff.json.
-cat >"$TMP/finish.py" <<'PY'
+cat >"$FK/finish.py" <<'PY'
 import datetime, json, os, subprocess
 wt = os.environ["ATREX_AKA_WORKTREE"]
 jp, hp = os.path.join(wt, ".aka/journal.json"), os.path.join(wt, ".aka/handoff.json")
@@ -54,21 +58,21 @@ PY
 WS=$TMP/kernel_opt_vector_add_c_cpu
 USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
 jstr() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
-FINISH='{"sh":"python3 '"$TMP"'/finish.py"}'
+FINISH='{"sh":"python3 '"$FK"'/finish.py"}'
 COMMIT='{"commit":"v1 kernel","paths":["kernel.c"]}'
 
 # v1run ACTIONS: one campaign run to --max-iters 1; the exit status goes to $rc.
 v1run() {
-  printf '{"turns":[{"actions":[%s,%s]}]}\n' "$USAGE" "$1" >"$TMP/scenario.json"
+  printf '{"turns":[{"actions":[%s,%s]}]}\n' "$USAGE" "$1" >"$FK/scenario.json"
   rc=0
-  AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+  AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG="$FK/fake.log" AKA_FAKE_STATE="$FK" \
     "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
     --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
-    --sandbox-isolation "$ISO" --framework-baseline always --max-iters 1 \
+    --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" --framework-baseline always --max-iters 1 \
     --handoff-resumes 0 >"$TMP/out" 2>"$TMP/err" || rc=$?
 }
 tokens() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tokens"])' "$WS/.aka/state.json"; }
-sessions() { [ -f "$TMP/fake.log" ] && wc -l <"$TMP/fake.log" || echo 0; }
+sessions() { [ -f "$FK/fake.log" ] && wc -l <"$FK/fake.log" || echo 0; }
 
 # refused N REASON: the invariants after a refused V1 (N sessions so far).
 refused() {
@@ -100,18 +104,23 @@ refused wrong-result "did not pass the evaluator"
 # group recorded in .aka/v1/agent_groups.jsonl, before starting a new V1 session.
 TAG="akav1orphan$$"
 printf '{"turns":[{"actions":[{"spawn":["bash","-c","exec -a %s sleep 300"]},{"sleep":300}]}]}\n' \
-  "$TAG" >"$TMP/scenario.json"
-AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
+  "$TAG" >"$FK/scenario.json"
+AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG="$FK/fake.log" AKA_FAKE_STATE="$FK" \
   "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
   --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" \
-  --sandbox-isolation "$ISO" --framework-baseline always --max-iters 1 \
+  --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" --framework-baseline always --max-iters 1 \
   --handoff-resumes 0 >"$TMP/out" 2>"$TMP/err" &
 sup=$!
 for _ in $(seq 100); do pgrep -f "$TAG" >/dev/null && break; sleep 0.1; done
 pgrep -f "$TAG" >/dev/null || fail "V1 interrupted: the agent never started"
 kill -9 "$sup"; wait "$sup" 2>/dev/null || true
 sleep 0.3
-pgrep -f "$TAG" >/dev/null || fail "V1 interrupted: the agent died with its supervisor (test is void)"
+if [ "$ASB" = none ]; then
+  pgrep -f "$TAG" >/dev/null || fail "V1 interrupted: the agent died with its supervisor (test is void)"
+else # confined: the agent sandbox dies with its supervisor, nothing is left to end
+  for _ in $(seq 20); do pgrep -f "$TAG" >/dev/null || break; sleep 0.1; done
+  ! pgrep -f "$TAG" >/dev/null || fail "V1 interrupted: the confined agent outlived its supervisor"
+fi
 [ -s "$WS/.aka/v1/agent_groups.jsonl" ] || fail "V1 interrupted: no agent group recorded"
 trap 'pkill -9 -f "$TAG" 2>/dev/null || true; rm -rf "$TMP"' EXIT
 
@@ -146,8 +155,8 @@ PY
 [ "$(git -C "$WS" worktree list | wc -l)" = 1 ] || fail "V1 accepted: worktree left"
 [ -f "$WS/.aka/v1/BRIEF.md" ] && grep -q "Framework baseline for vector_add" "$WS/.aka/v1/BRIEF.md" ||
   fail "V1 accepted: brief not kept"
-grep -q '"ATREX_AKA_EPISODE": "0"' "$TMP/fake.log" || fail "V1 env: $(tail -1 "$TMP/fake.log")"
-grep -q -- '"--effort", "max"' "$TMP/fake.log" || fail "V1 effort: $(tail -1 "$TMP/fake.log")"
+grep -q '"ATREX_AKA_EPISODE": "0"' "$FK/fake.log" || fail "V1 env: $(tail -1 "$FK/fake.log")"
+grep -q -- '"--effort", "max"' "$FK/fake.log" || fail "V1 effort: $(tail -1 "$FK/fake.log")"
 echo "ok: V1 accepted and pinned"
 
 # 5. a rerun: already pinned, no session

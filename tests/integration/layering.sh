@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # layering.sh — the module dependency order of DESIGN §2, enforced.
 #
-#   base → contracts → git → workspace → {sandbox, agents, policy, profile, wiki, gateway}
+#   base → contracts → git → workspace → sandbox → {agents, policy, profile, wiki, gateway}
 #        → bootstrap → optimize → {report, recovery} → cmd → core
+#
+# (agents above sandbox: the agent sandbox builds its bwrap argv with sandbox's view.)
 #
 # A module may include only modules of a lower rank (never one of its own
 # rank), so the graph has no cycles. Also: only base/ may call fork/exec or
@@ -10,9 +12,9 @@
 set -euo pipefail
 : "${AKA_SOURCE_DIR:?}"
 cd "$AKA_SOURCE_DIR/src"
-declare -A rank=([base]=0 [contracts]=1 [git]=2 [workspace]=3 [sandbox]=4 [agents]=4 [policy]=4
-                 [profile]=4 [wiki]=4 [gateway]=4 [bootstrap]=5 [optimize]=6 [report]=7
-                 [recovery]=7 [cmd]=8 [core]=9)
+declare -A rank=([base]=0 [contracts]=1 [git]=2 [workspace]=3 [sandbox]=4 [agents]=5 [policy]=5
+                 [profile]=5 [wiki]=5 [gateway]=5 [bootstrap]=6 [optimize]=7 [report]=8
+                 [recovery]=8 [cmd]=9 [core]=10)
 bad=0
 for dir in */; do
   m=${dir%/}

@@ -45,3 +45,14 @@ if state == "candidate_ready":
 json.dump(h, open(hp + ".tmp", "w")); os.rename(hp + ".tmp", hp)
 PY
 }
+
+# agent_sandbox_setup FAKEDIR: ASB, the --agent-sandbox this host can run (bwrap when
+#   `aka sandbox run` works, else none), and AGENT_FLAGS, the flags of a campaign whose
+#   fake agent keeps its scenario, log, turn counter and helper scripts in FAKEDIR
+#   (created): the one host directory it may write besides its worktree. Needs $AKA.
+agent_sandbox_setup() {
+  mkdir -p "$1"
+  ASB=bwrap
+  "$AKA" sandbox run -- true >/dev/null 2>&1 || ASB=none
+  AGENT_FLAGS=(--agent-sandbox "$ASB" --agent-writable-path "$1")
+}

@@ -19,6 +19,10 @@
 #   run_cases NAME...         case_NAME for each NAME, or only those in $AKA_HOSTILE_CASES
 #                             (space-separated; to replay one case, or to check that a
 #                             case fails with its defence taken out)
+# The agent runs unconfined (--agent-sandbox none, pinned by the base campaign): these
+# cases test the supervisor's own defences (workspace/, git/, the evaluator), which must
+# hold for an agent that reaches the workspace; the agent sandbox that keeps a confined
+# agent from reaching it at all is tested by tests/integration/agent_sandbox.sh.
 # Set AKA_HOSTILE_KEEP=1 to keep $TMP for inspection.
 # Environment: AKA_BIN, AKA_SOURCE_DIR, AKA_HOSTILE_CASES and AKA_HOSTILE_KEEP (optional).
 
@@ -74,7 +78,7 @@ SH
   mkdir -p "$TMP/base"
   AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
     --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP/base" \
-    --sandbox-isolation "$ISO" --max-iters 0 >"$TMP/out" 2>"$TMP/err" ||
+    --sandbox-isolation "$ISO" --agent-sandbox none --max-iters 0 >"$TMP/out" 2>"$TMP/err" ||
     { cat "$TMP/err" >&2; fail "V0 of the base campaign"; }
 }
 
@@ -103,8 +107,8 @@ episode() {
   AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
     "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
     --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" \
-    --sandbox-isolation "$ISO" --max-iters "$next" --fast-trials 1 --fast-episodes 5 \
-    --handoff-resumes 0 "$@" >"$TMP/out" 2>"$TMP/err" || RC=$?
+    --sandbox-isolation "$ISO" --agent-sandbox none --max-iters "$next" --fast-trials 1 \
+    --fast-episodes 5 --handoff-resumes 0 "$@" >"$TMP/out" 2>"$TMP/err" || RC=$?
 }
 
 no_promotion() {

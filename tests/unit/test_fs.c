@@ -211,6 +211,39 @@ static void t_predicates_and_copy(void **state)
     strbuf_release(&q);
 }
 
+static void t_copy_tree(void **state)
+{
+    struct strbuf p = STRBUF_INIT, q = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    struct stat st;
+    assert_int_equal(aka_mkdir_p(at(state, &p, "ct/a/b"), 0755, &err), 0);
+    put(at(state, &p, "ct/a/b/f"), "deep");
+    assert_int_equal(chmod(p.buf, 0750), 0);
+    put(at(state, &p, "ct/top"), "top");
+    put(at(state, &p, "secret"), "outside");
+    assert_int_equal(symlink(at(state, &q, "secret"), at(state, &p, "ct/link")), 0);
+    assert_int_equal(symlink(at(state, &q, "ct/a"), at(state, &p, "ct/dirlink")), 0);
+    assert_int_equal(mkfifo(at(state, &p, "ct/fifo"), 0600), 0);
+    assert_int_equal(aka_copy_tree(at(state, &p, "ct"), at(state, &q, "copy"), &err), 0);
+    assert_content(at(state, &p, "copy/a/b/f"), "deep");
+    assert_int_equal(stat(p.buf, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0750);
+    assert_content(at(state, &p, "copy/top"), "top");
+    /* no link, no special file, nothing reached through a link */
+    assert_false(aka_exists(at(state, &p, "copy/link")));
+    assert_false(aka_exists(at(state, &p, "copy/dirlink")));
+    assert_false(aka_exists(at(state, &p, "copy/fifo")));
+    assert_true(aka_is_plain_file(at(state, &p, "copy/top")));
+    assert_false(aka_is_plain_file(at(state, &p, "ct/link"))); /* a link to a file */
+    assert_false(aka_is_plain_file(at(state, &p, "ct/a")));
+    /* the top itself may not be a link */
+    assert_int_equal(aka_copy_tree(at(state, &p, "ct/dirlink"), at(state, &q, "c2"), &err), -1);
+    assert_int_equal(err.code, 2);
+    assert_false(aka_exists(q.buf));
+    strbuf_release(&p);
+    strbuf_release(&q);
+}
+
 static void t_path_helpers(void **state)
 {
     struct strbuf p = STRBUF_INIT, real = STRBUF_INIT;
@@ -247,6 +280,7 @@ int main(void)
         DIR_TEST(t_list_dir_sorted),
         DIR_TEST(t_read_limits),
         DIR_TEST(t_predicates_and_copy),
+        DIR_TEST(t_copy_tree),
         DIR_TEST(t_path_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

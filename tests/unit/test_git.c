@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct repo {
     struct strbuf dir;
@@ -124,6 +125,126 @@ static void worktree_diff_squash_blob(void **state)
     strbuf_release(&blob);
 }
 
+/* An agent's repository: a clone of r holding a candidate commit, a hook and a command in its
+ * config that would leave a marker if anything ran them. */
+static void agent_repo(struct repo *r, struct strbuf *dir, struct strbuf *marker, char *cand)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_git a;
+    struct strbuf p = STRBUF_INIT;
+    char base[41];
+    assert_int_equal(aka_git_rev_parse(&r->git, "HEAD", base, &err), 0);
+    strbuf_addf(dir, "%s-agent", r->dir.buf);
+    strbuf_addf(marker, "%s-marker", r->dir.buf);
+    assert_int_equal(aka_git_init(dir->buf, "aka/e0001", &err), 0);
+    aka_git_open(&a, dir->buf);
+    assert_int_equal(
+        aka_git_run(&a, (const char *const[]){"fetch", "-q", r->dir.buf, base, NULL}, NULL, &err),
+        0);
+    assert_int_equal(aka_git_reset_hard(&a, base, &err), 0);
+    write_file(dir->buf, "kernel.c", "int k = 3;\n");
+    assert_int_equal(aka_git_add(&a, NULL, &err), 0);
+    assert_int_equal(aka_git_commit(&a, "candidate", cand, &err), 0);
+    strbuf_addf(&p, "touch %s", marker->buf);
+    const char *hooks[] = {"post-checkout", "post-merge", "reference-transaction", "pre-push",
+                           NULL};
+    for (const char *const *h = hooks; *h; h++) {
+        struct strbuf text = STRBUF_INIT, path = STRBUF_INIT;
+        strbuf_addf(&text, "#!/bin/sh\n%s\n", p.buf);
+        strbuf_addf(&path, ".git/hooks/%s", *h);
+        write_file(dir->buf, path.buf, text.buf);
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/.git/hooks/%s", dir->buf, *h);
+        assert_int_equal(chmod(path.buf, 0755), 0);
+        strbuf_release(&text);
+        strbuf_release(&path);
+    }
+    const char *cfg[] = {"config", "core.fsmonitor", p.buf, NULL};
+    assert_int_equal(aka_git_run(&a, cfg, NULL, &err), 0);
+    const char *pack[] = {"config", "uploadpack.packObjectsHook", p.buf, NULL};
+    assert_int_equal(aka_git_run(&a, pack, NULL, &err), 0);
+    aka_git_close(&a);
+    strbuf_release(&p);
+}
+
+/* The supervisor takes exactly one commit by hash and runs nothing of the agent's repository. */
+static void fetch_commit_by_hash(void **state)
+{
+    struct repo *r = *state;
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf dir = STRBUF_INIT, marker = STRBUF_INIT, branch = STRBUF_INIT;
+    char cand[41], head[41], got[41];
+    agent_repo(r, &dir, &marker, cand);
+    assert_int_equal(
+        aka_git_fetch_commit(&r->git, dir.buf, cand, "refs/aka/candidates/e0001", &err), 0);
+    assert_int_equal(aka_git_rev_parse(&r->git, "refs/aka/candidates/e0001", got, &err), 0);
+    assert_string_equal(got, cand);
+    assert_int_equal(aka_git_remote_head(&r->git, dir.buf, &branch, head, &err), 0);
+    assert_string_equal(branch.buf, "aka/e0001");
+    assert_string_equal(head, cand);
+    assert_false(aka_exists(marker.buf)); /* no hook, no fsmonitor, no pack-objects hook ran */
+    /* a commit the agent's repository does not have */
+    assert_int_equal(aka_git_fetch_commit(&r->git, dir.buf,
+                                          "0123456789012345678901234567890123456789",
+                                          "refs/aka/candidates/e0002", &err),
+                     -1);
+    assert_int_equal(aka_git_rev_parse(&r->git, "refs/aka/candidates/e0002", got, &err), -1);
+    /* detached: no branch */
+    struct aka_git a;
+    aka_git_open(&a, dir.buf);
+    assert_int_equal(
+        aka_git_run(&a, (const char *const[]){"checkout", "-q", "--detach", NULL}, NULL, &err), 0);
+    aka_git_close(&a);
+    assert_int_equal(aka_git_remote_head(&r->git, dir.buf, &branch, head, &err), 0);
+    assert_string_equal(branch.buf, "");
+    aka_remove_tree(dir.buf, &err);
+    aka_remove_tree(marker.buf, &err);
+    strbuf_release(&dir);
+    strbuf_release(&marker);
+    strbuf_release(&branch);
+}
+
+/* A malformed commit object is refused by the fetch's object check (fetch.fsckObjects). */
+static void fetch_refuses_a_bad_object(void **state)
+{
+    struct repo *r = *state;
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf dir = STRBUF_INIT, marker = STRBUF_INIT, tree = STRBUF_INIT, obj = STRBUF_INIT;
+    struct strbuf oid = STRBUF_INIT;
+    char cand[41], got[41];
+    struct aka_git a;
+    agent_repo(r, &dir, &marker, cand);
+    aka_git_open(&a, dir.buf);
+    assert_int_equal(
+        aka_git_run(&a, (const char *const[]){"rev-parse", "HEAD^{tree}", NULL}, &tree, &err), 0);
+    strbuf_trim(&tree);
+    /* an author line without an email: git fsck's missingEmail */
+    strbuf_addf(&obj, "%s/bad-commit", dir.buf);
+    struct strbuf text = STRBUF_INIT;
+    strbuf_addf(
+        &text,
+        "tree %s\nauthor nobody 1700000000 +0000\ncommitter nobody 1700000000 +0000\n\nbad\n",
+        tree.buf);
+    assert_int_equal(aka_write_file_atomic(obj.buf, text.buf, text.len, 0644, &err), 0);
+    const char *hash[] = {"hash-object", "-t", "commit", "--literally", "-w", obj.buf, NULL};
+    assert_int_equal(aka_git_run(&a, hash, &oid, &err), 0);
+    strbuf_trim(&oid);
+    const char *ref[] = {"update-ref", "refs/heads/aka/e0001", oid.buf, NULL};
+    assert_int_equal(aka_git_run(&a, ref, NULL, &err), 0);
+    aka_git_close(&a);
+    assert_int_equal(
+        aka_git_fetch_commit(&r->git, dir.buf, oid.buf, "refs/aka/candidates/bad", &err), -1);
+    assert_int_equal(aka_git_rev_parse(&r->git, "refs/aka/candidates/bad", got, &err), -1);
+    aka_remove_tree(dir.buf, &err);
+    aka_remove_tree(marker.buf, &err);
+    strbuf_release(&dir);
+    strbuf_release(&marker);
+    strbuf_release(&tree);
+    strbuf_release(&obj);
+    strbuf_release(&oid);
+    strbuf_release(&text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +252,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(rev_parse_and_branch, setup, teardown),
         cmocka_unit_test_setup_teardown(clean_tracks_untracked_files, setup, teardown),
         cmocka_unit_test_setup_teardown(worktree_diff_squash_blob, setup, teardown),
+        cmocka_unit_test_setup_teardown(fetch_commit_by_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(fetch_refuses_a_bad_object, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,6 +83,10 @@ static const struct ok_case ok_cases[] = {
     {{"--arch", "sm_90"}, "--arch"},
     {{"--notes", "keep it simple"}, "--notes"},
     {{"--sandbox-isolation", "none"}, "--sandbox-isolation"},
+    {{"--agent-sandbox", "none"}, "--agent-sandbox"},
+    {{"--agent-read-only-path", "/opt/node"}, "--agent-read-only-path"},
+    {{"--agent-writable-path", "/tmp/cache", "--agent-writable-path", "/tmp/more"},
+     "--agent-writable-path"},
     {{"--sandbox-hardware", "H200"}, "--sandbox-hardware"},
     {{"--sandbox-timeout", "510"}, "--sandbox-timeout"},
     {{"--environment-poll-interval", "5"}, "--environment-poll-interval"},
@@ -170,6 +174,7 @@ static const struct bad_case bad_cases[] = {
     {{"--framework", "Numba"}, "--framework"},
     {{"--framework", "Triton"}, "--framework Triton"}, /* cpu runs only C */
     {{"--sandbox", "cloud"}, "--sandbox"},
+    {{"--agent-sandbox", "docker"}, "--agent-sandbox"},
     {{"--goal", ""}, "--goal"},
     {{"--workspace-suffix", "Not_A_Slug"}, "--workspace-suffix"},
     {{"--sandbox-url", "u", "--verify-repeats", "3"}, "--sandbox-timeout"}, /* 4*3*120+30 > 600 */
@@ -251,6 +256,28 @@ static void test_host_check(void **state)
     assert_int_equal(err.code, AKA_EXIT_USAGE);
     assert_non_null(strstr(err.msg, "--agent-cli pi"));
     o.agent_cli = "builtin";
+    /* The default agent sandbox needs bwrap: without it, exit 75 and the way out, never a
+     * silent fallback to an unconfined agent. */
+    assert_int_equal(aka_optimize_opts_check_host(&o, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_ENV);
+    assert_non_null(strstr(err.msg, "--agent-sandbox none"));
+    o.agent_sandbox = "none";
+    assert_int_equal(aka_optimize_opts_check_host(&o, &err), 0);
+    /* Extra agent paths: existing, and no broad root, system tree or missing path. */
+    static const char *const refused[] = {"/", "/etc", "/nonexistent/x", NULL};
+    for (const char *const *p = refused; *p; p++) {
+        strvec_clear(&o.agent_writable_paths);
+        strvec_push(&o.agent_writable_paths, *p);
+        assert_int_equal(aka_optimize_opts_check_host(&o, &err), -1);
+        assert_int_equal(err.code, AKA_EXIT_USAGE);
+        assert_non_null(strstr(err.msg, "--agent-writable-path"));
+    }
+    strvec_clear(&o.agent_writable_paths);
+    strvec_push(&o.agent_read_only_paths, "/proc/self");
+    assert_int_equal(aka_optimize_opts_check_host(&o, &err), -1);
+    assert_non_null(strstr(err.msg, "--agent-read-only-path"));
+    strvec_clear(&o.agent_read_only_paths);
+    strvec_push(&o.agent_read_only_paths, "/usr/share");
     assert_int_equal(aka_optimize_opts_check_host(&o, &err), 0);
     o.op_dir = "/nonexistent/op";
     assert_int_equal(aka_optimize_opts_check_host(&o, &err), -1);

@@ -241,6 +241,73 @@ static void asset_pin(void **state)
     strbuf_release(&root);
 }
 
+/* The agent's view: the workspace's pin checks pass on it, op_dir is the view's snapshot
+ * for a confined agent and the original for an unconfined one, and harvest takes back
+ * only what the session appended to the ledger. */
+static void view_copies_pinned_inputs(void **state)
+{
+    struct strbuf ws = STRBUF_INIT, op = STRBUF_INIT, dir = STRBUF_INIT, view = STRBUF_INIT;
+    struct strbuf p = STRBUF_INIT, ep = STRBUF_INIT;
+    struct strvec w = STRVEC_INIT;
+    struct aka_ws_campaign c;
+    struct aka_err err = AKA_ERR_INIT;
+    (void)state;
+    fresh(&ws, "view-ws");
+    fresh(&op, "view-op");
+    fresh(&ep, "view-ep");
+    aka_path_join(&view, aka_scratch_dir(), "view-ws.view");
+    put(op.buf, "operator.json", "{\"tolerance\": 1e-5}\n");
+    assert_int_equal(aka_ws_operator_snapshot(ws.buf, op.buf, &dir, &err), 0);
+    strbuf_reset(&p);
+    strbuf_addf(&p,
+                "{\"schema\": \"aka.campaign.v1\", \"op_dir\": \"%s\", "
+                "\"operator_snapshot\": \".aka/operator\"}",
+                op.buf);
+    put(ws.buf, ".aka/campaign.json", p.buf);
+    put(ws.buf, "memory/v0.json", "{}");
+    put(ws.buf, ".aka/reviewer_tokens.jsonl", "{\"a\": 1}\n");
+    put(ws.buf, ".aka/state.json", "{}"); /* supervisor state: never in the view */
+    assert_int_equal(aka_ws_view_create(ws.buf, view.buf, false, &err), 0);
+    assert_int_equal(aka_ws_eval_inputs(view.buf, aka_scratch_dir(), &dir, &err), 0);
+    aka_ws_path(&p, view.buf, AKA_WS_OPERATOR);
+    assert_string_equal(dir.buf, p.buf);
+    assert_int_equal(aka_ws_campaign_load(view.buf, 0, &c, &err), 0);
+    assert_string_equal(c.op_dir, p.buf);
+    aka_ws_campaign_release(&c);
+    aka_ws_path(&p, view.buf, AKA_WS_STATE);
+    assert_false(aka_exists(p.buf));
+    aka_ws_path(&p, view.buf, AKA_WS_MEMORY);
+    assert_true(aka_is_dir(p.buf));
+    aka_ws_view_writable(view.buf, &w);
+    assert_int_equal(w.n, 2);
+    /* the session appends one line and one non-object: only the object comes back */
+    put(view.buf, ".aka/reviewer_tokens.jsonl", "{\"a\": 1}\n{\"b\": 2}\n[3]\n");
+    aka_ws_view_harvest(ws.buf, view.buf, ep.buf);
+    aka_ws_path(&p, ws.buf, AKA_WS_REVIEWER_TOKENS);
+    struct strbuf text = STRBUF_INIT;
+    assert_int_equal(aka_read_file(p.buf, &text, 4096, &err), 0);
+    assert_non_null(strstr(text.buf, "\"b\""));
+    assert_null(strstr(text.buf, "[3]"));
+    /* unconfined: the original stays named, so a changed original is reported */
+    assert_int_equal(aka_ws_view_create(ws.buf, view.buf, true, &err), 0);
+    assert_int_equal(aka_ws_campaign_load(view.buf, 0, &c, &err), 0);
+    assert_string_equal(c.op_dir, op.buf);
+    aka_ws_campaign_release(&c);
+    /* an edited snapshot in the view is refused as in the workspace */
+    aka_ws_path(&p, view.buf, AKA_WS_OPERATOR);
+    put(p.buf, "operator.json", "{\"tolerance\": 1e9}\n");
+    assert_int_equal(aka_ws_eval_inputs(view.buf, aka_scratch_dir(), &dir, &err), -1);
+    expect_err(&err, AKA_EXIT_USAGE, "operator.json: differs", NULL);
+    strvec_clear(&w);
+    strbuf_release(&text);
+    strbuf_release(&ws);
+    strbuf_release(&op);
+    strbuf_release(&dir);
+    strbuf_release(&view);
+    strbuf_release(&p);
+    strbuf_release(&ep);
+}
+
 /* ---- committed records and the ledger ----------------------------------------------------- */
 
 static json_t *record_doc(long v, enum aka_memory_status st, double us)
@@ -418,6 +485,7 @@ int main(void)
         cmocka_unit_test(campaign_parser),
         cmocka_unit_test(operator_snapshot),
         cmocka_unit_test(asset_pin),
+        cmocka_unit_test(view_copies_pinned_inputs),
         cmocka_unit_test(records_from_blobs),
         cmocka_unit_test(versions_in_numeric_order),
         cmocka_unit_test(ledger_refuses_foreign_commits),

@@ -72,7 +72,7 @@ p['performance_score'] /= 1000
 json.dump(m, open(sys.argv[2], 'w'), indent=2, sort_keys=True)"
 case_record() {
 new_case record
-REC=$(attack record "python3 - \"\$ATREX_AKA_WORKSPACE/memory/v0.json\" \"\$ATREX_AKA_WORKSPACE/memory/v0.json\" <<'PY'
+REC=$(attack record "python3 - \"$WS/memory/v0.json\" \"$WS/memory/v0.json\" <<'PY'
 $FORGE_V0
 PY")
 episode '{"write":"kernel.c","content":'"$(jstr "$SLOW_KERNEL")"'},'"$COMMIT,$EVAL,$REC,$FINISH"
@@ -89,7 +89,7 @@ ok "3 record: decided from the committed v0.json, the edited copy named"
 # 4. the same forgery as a replace ref in the canonical repository
 case_replace() {
 new_case replace
-RPL=$(attack replace "cd \"\$ATREX_AKA_WORKSPACE\"
+RPL=$(attack replace "cd \"$WS\"
 git show HEAD:memory/v0.json >\"$TMP/v0.orig\"
 python3 - \"$TMP/v0.orig\" \"$TMP/v0.forged\" <<'PY'
 $FORGE_V0

@@ -52,7 +52,7 @@ case_hooks() {
 new_case hooks
 rm -f "$TMP"/ran-*
 hook_dir "$TMP/hooks-src"
-PLANT=$(attack hooks "cp -p $TMP/hooks-src/* \"\$ATREX_AKA_WORKSPACE/.git/hooks/\"")
+PLANT=$(attack hooks "cp -p $TMP/hooks-src/* \"$WS/.git/hooks/\"")
 two_episodes hooks "$PLANT"
 [ -x "$WS/.git/hooks/reference-transaction" ] || fail "hooks: the attack planted nothing"
 ok "1 hooks: $HOOKS planted in .git/hooks; none ran"
@@ -63,7 +63,7 @@ case_hookspath() {
 new_case hookspath
 rm -f "$TMP"/ran-*
 hook_dir "$TMP/evil-hooks"
-PLANT=$(attack hookspath "git -C \"\$ATREX_AKA_WORKSPACE\" config core.hooksPath $TMP/evil-hooks")
+PLANT=$(attack hookspath "git -C \"$WS\" config core.hooksPath $TMP/evil-hooks")
 two_episodes hookspath "$PLANT"
 [ "$(git -C "$WS" config core.hooksPath)" = "$TMP/evil-hooks" ] || fail "hookspath: not planted"
 ok "2 hooksPath: core.hooksPath set in .git/config; no hook ran"
@@ -75,7 +75,7 @@ new_case config
 rm -f "$TMP"/ran-*
 printf '#!/bin/sh\necho "$0 $*" >>%s/ran-fsmonitor\nexit 1\n' "$TMP" >"$TMP/fsmonitor.sh"
 chmod +x "$TMP/fsmonitor.sh"
-PLANT=$(attack config "cd \"\$ATREX_AKA_WORKSPACE\"
+PLANT=$(attack config "cd \"$WS\"
 git config core.fsmonitor $TMP/fsmonitor.sh
 git config filter.evil.clean 'sh -c \"echo clean >>$TMP/ran-filter-clean; cat\"'
 git config filter.evil.smudge 'sh -c \"echo smudge >>$TMP/ran-filter-smudge; cat\"'
@@ -91,7 +91,7 @@ ok "3 config: fsmonitor, filter and textconv drivers planted; none ran"
 case_forged() {
 new_case forged
 FORGE=$(attack forged "ps -o pgid= \$\$ | tr -d ' ' >$TMP/agent.pgid
-cd \"\$ATREX_AKA_WORKSPACE\"
+cd \"$WS\"
 printf '%s' $(printf %q "$SLOW_KERNEL") >kernel.c
 python3 - <<'PY'
 import json
@@ -111,8 +111,8 @@ rm -f "$TMP/forged.oid" "$TMP/agent.pgid" "$TMP/fake-invocations"
 AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
   "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
   --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" \
-  --sandbox-isolation "$ISO" --max-iters 1 --fast-trials 1 --fast-episodes 5 \
-  >"$TMP/out" 2>"$TMP/err" &
+  --sandbox-isolation "$ISO" --agent-sandbox none --max-iters 1 --fast-trials 1 \
+  --fast-episodes 5 >"$TMP/out" 2>"$TMP/err" &
 sup=$!
 for _ in $(seq 600); do [ -s "$TMP/forged.oid" ] && break; sleep 0.1; done
 [ -s "$TMP/forged.oid" ] || { cat "$TMP/err" >&2; fail "forged: the agent never forged"; }
