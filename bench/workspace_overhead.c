@@ -1,5 +1,5 @@
 /*
- * workspace_overhead.c — what the pinned evidence costs (docs/security-workspace.md).
+ * workspace_overhead.c — what the pinned evidence costs (docs/security.md).
  *
  * usage: workspace_overhead WORKSPACE REPO_ROOT RUNS
  *   WORKSPACE  a campaign workspace made by `aka optimize` (snapshot, pinned assets)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# workspace_overhead.sh — what pinned evidence and hardened git cost (docs/security-workspace.md).
+# workspace_overhead.sh — what pinned evidence and hardened git cost (docs/security.md).
 #
 # usage: bench/workspace_overhead.sh [BUILD_DIR] [RUNS]   (defaults: build, 50)
 #

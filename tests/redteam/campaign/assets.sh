@@ -1,6 +1,6 @@
 #!/bin/bash
 # assets.sh — the asset tree (harness, prompts, skills, guard: runtime/ of the tree aka
-# runs with) is pinned per campaign by content hash (docs/security-workspace.md). The tree
+# runs with) is pinned per campaign by content hash (docs/security.md). The tree
 # here is a copy ($ATREX_AKA_HOME, tests/lib/hostile_campaign.sh), so the cases may edit it.
 #   1. between      the native harness is edited between two runs: the resume refuses
 #                   (exit 2) naming the file, before any episode;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # evidence.sh — hostile campaign cases against the evidence the supervisor decides from
-# (issue 10, "evidence pinned"; docs/security-workspace.md). Each case starts from the
+# (issue 10, "evidence pinned"; docs/security.md). Each case starts from the
 # same V0 (tests/lib/hostile_campaign.sh), lets the fake agent attack during one fast
 # episode, and requires: nothing promoted, and the reason named in the record or output.
 #   1. tolerance    the agent loosens operator.json's tolerances in the ORIGINAL operator

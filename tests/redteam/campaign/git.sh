@@ -1,7 +1,7 @@
 #!/bin/bash
 # git.sh — what an agent can plant in the canonical repository it reaches (its worktree
 # shares the workspace's .git) must never run in, or be accepted by, the supervisor
-# (docs/security-workspace.md). Each case plants its attack as the agent's LAST action (its
+# (docs/security.md). Each case plants its attack as the agent's LAST action (its
 # own git commands would run the planted code too; only the supervisor's must not), then
 # the supervisor records the episode and starts the next one.
 #   1. hooks        post-commit, pre-commit, reference-transaction, post-checkout,
