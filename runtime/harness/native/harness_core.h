@@ -8,7 +8,8 @@
  *   harness_plan.c    plan.json
  *   harness_data.c    dtypes, the seeded generator, poison, comparison, statistics
  *   harness_io.c      the saved stdout, logging, the clock, the secret seed
- *   judge_runner.c    one runner process: start, one request cycle, observe, stop
+ *   judge_runner.c    one runner process (and the pinger, the judge's calibration
+ *                     child): start, one request cycle, observe, stop
  *   harness_flow.c    the evaluation: reference phase, then candidate phase
  *   harness_timing.c  the timed schedule and the timing cross-checks
  *   harness_result.c  failures, per-shape numbers, the result line
@@ -167,6 +168,7 @@ typedef struct hx_call {
     double window_us;         /* go → done: the judge's clock around the request */
     double disturbed_us;      /* of the window, the judge was preempted (not asleep by choice) */
     double wake_disturbed_us; /* the same from arm to go */
+    int woke_judge;           /* done came while the judge slept: seen a wake-up late */
     double post_us;           /* done → seen asleep */
     double cpu_us;            /* its CPU time from the last time it was seen asleep to now */
     double reported_us;       /* the runner's own measurement (CALL) */

@@ -36,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -254,52 +255,53 @@ static int wait_asleep(hx_runner *r, hx_call *c)
     }
 }
 
-/* Sleep on w (FUTEX_WAIT) for at most us, unless it already holds n. */
-static void doze(hp_word *w, uint32_t n, double us, double *slept)
+/* Sleep on w (FUTEX_WAIT) for at most us, unless it already holds n; 1 when n arrived
+ * while the judge slept (it then saw it a wake-up late, and the runner paid the wake). */
+static int doze(hp_word *w, uint32_t n, double us, double *slept)
 {
     uint32_t v = hp_load(&w->v);
-    struct timespec t = {(time_t)(us / 1e6), (long)(us - 1e6 * (double)(time_t)(us / 1e6)) * 1000};
+    time_t sec = (time_t)(us / 1e6);
+    struct timespec t = {sec, (long)((us - 1e6 * (double)sec) * 1000)};
     double s0 = hx_now_us();
     if (v == n || us <= 0)
-        return;
+        return 0;
     hp_store(&w->sleeping, 1);
     if (hp_load(&w->v) == v)
         hp_futex_wait(&w->v, v, &t);
+    hp_store(&w->sleeping, 0);
     *slept += hx_now_us() - s0;
+    return hp_load(&w->v) == n;
 }
 
 /* Wait until the runner publishes n in w; -1 when it died first. *slept gets the wall
- * time spent asleep in FUTEX_WAIT (voluntarily off the CPU). A call expected to take
- * expect_us first sleeps through most of it, so that long calls do not keep the judge
- * spinning on a CPU the machine may need; the runner's done wakes it if it ends early. */
-static int wait_word(hx_runner *r, hp_word *w, uint32_t n, double expect_us, double *slept)
+ * time spent asleep in FUTEX_WAIT (voluntarily off the CPU), *woke whether n arrived
+ * while the judge slept. A call expected to take expect_us (over DOZE_MIN_US) is slept
+ * through for 80% of it, less a margin, and then spun on up to half of it, so that long
+ * calls do not keep a CPU spinning and still end while the judge watches. */
+static int wait_word(hx_runner *r, hp_word *w, uint32_t n, double expect_us, double *slept,
+                     int *woke)
 {
-    double t0 = hx_now_us();
-    *slept = 0;
-    if (expect_us > DOZE_MIN_US)
-        doze(w, n, 0.8 * expect_us - DOZE_MARGIN_US, slept);
+    double t0 = hx_now_us(), spin = SPIN_US;
+    *slept = 0, *woke = 0;
+    if (expect_us > DOZE_MIN_US) {
+        *woke = doze(w, n, 0.8 * expect_us - DOZE_MARGIN_US, slept);
+        spin = fmax(SPIN_US, 0.5 * expect_us);
+    }
     for (unsigned i = 1; hp_load(&w->v) != n; i++) {
         hp_pause();
         if (i % 1024)
             continue;
         if (!hx_runner_alive(r))
             return hp_load(&w->v) == n ? 0 : -1;
-        if (hx_now_us() - t0 > SPIN_US)
+        if (hx_now_us() - t0 > spin)
             break;
     }
-    for (uint32_t v; (v = hp_load(&w->v)) != n;) {
+    while (hp_load(&w->v) != n) {
         struct timespec slice = {0, SLEEP_SLICE_NS};
-        double s0 = hx_now_us();
-        hp_store(&w->sleeping, 1);
-        if (hp_load(&w->v) == v)
-            hp_futex_wait(&w->v, v, &slice);
-        *slept += hx_now_us() - s0;
-        if (!hx_runner_alive(r)) {
-            hp_store(&w->sleeping, 0);
+        *woke |= doze(w, n, (double)slice.tv_nsec / 1e3, slept);
+        if (!hx_runner_alive(r))
             return hp_load(&w->v) == n ? 0 : -1;
-        }
     }
-    hp_store(&w->sleeping, 0);
     return 0;
 }
 
@@ -328,6 +330,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
 {
     hp_ctl *ctl = r->ctl;
     double t_arm, t_go, t_done, cpu_arm, cpu0, slept;
+    int woke;
     memset(c, 0, sizeof(*c));
     c->waiting = 1;
     if (!hx_runner_alive(r)) {
@@ -341,7 +344,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     hp_store(&ctl->arm.v, n);
     if (hp_futex_wake(&ctl->arm.v) < 1 && n > 1)
         c->waiting = 0; /* it was not asleep on the request word */
-    if (wait_word(r, &ctl->ready, n, 0, &slept) < 0) {
+    if (wait_word(r, &ctl->ready, n, 0, &slept, &woke) < 0) {
         c->outcome = HX_CALL_DIED;
         return -1;
     }
@@ -351,7 +354,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     /* Preempted while the runner waited for go: it spun (up to RN_GO_SPIN_US) meanwhile. */
     c->wake_disturbed_us = c->wake_us - (cpu0 - cpu_arm) - slept;
     hp_signal(&ctl->go, n);
-    if (wait_word(r, &ctl->done, n, req == HP_REQ_CALL ? r->expect_us : 0, &slept) < 0) {
+    if (wait_word(r, &ctl->done, n, req == HP_REQ_CALL ? r->expect_us : 0, &slept, &woke) < 0) {
         c->outcome = HX_CALL_DIED;
         return -1;
     }
@@ -363,6 +366,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
         r->expect_us = 0;
     /* Time the judge was off its CPU without choosing to be: it may have seen done late. */
     c->disturbed_us = c->window_us - (thread_cpu_us() - cpu0) - slept;
+    c->woke_judge = woke;
     c->outcome = wait_asleep(r, c);
     c->post_us = hx_now_us() - t_done;
     double cpu = cpu_us(r);
