@@ -12,7 +12,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . bench/device_install.sh
-out=${OUT:-/tmp/aka-h200-judge}
+final=${OUT:-/tmp/aka-h200-judge}
+out=$final/raw
 mkdir -p "$out"
 src=$PWD
 {
@@ -71,4 +72,5 @@ for f in sorted(glob.glob(os.path.join(out, "*.json"))):
         print("   diag:", str(dg.get("message"))[:200])
 PY
 grep -h REDTEAM-ESCAPED "$out"/red_*.err | sort | uniq -c
+tar -czf "$final/raw.tgz" -C "$out" . && rm -rf "$out"
 exit 0

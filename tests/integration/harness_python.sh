@@ -86,6 +86,8 @@ if [ -d "$rms" ]; then
     --op-dir "$rms" --kernel "$wrong/rmsnorm/lazy_view.py" $ids
   case_ rms_unwritten --fail --fail-shape 0 --fail-shape 1 -- \
     --op-dir "$rms" --kernel "$wrong/rmsnorm/unwritten.py" $ids
+  case_ rms_rename_cache --pass -- \
+    --op-dir "$rms" --kernel "$src/tests/harness/python/honest/rename_cache.py" $ids
   case_ rms_patch_timer --fail --stage integrity -- \
     --op-dir "$rms" --kernel "$wrong/rmsnorm/patch_timer.py" $ids
   case_ rms_generalized --fail --generalized --fail-shape case-1 -- \

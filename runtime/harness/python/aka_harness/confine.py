@@ -16,8 +16,9 @@ from; the sandbox's init process holds it too), ptrace the judge, or kill it.
   the judge or the sandbox's init process, whatever their dumpable flag.
   From Landlock ABI 6 the domain is also scoped for signals: a runner cannot
   signal a process outside it (the judge survives to report). The handled file
-  access is only device-node creation, which no kernel needs; files stay
-  governed by the sandbox.
+  access is only device-node creation, which no kernel needs, and renames across
+  directories, which a rule on / grants everywhere (a domain would refuse them
+  with EXDEV otherwise); files stay governed by the sandbox.
 * The runner also gets PR_SET_PDEATHSIG, so it dies with the judge.
 
 When Landlock is unavailable (kernel < 5.13 or not enabled) ``Confiner.level``
@@ -40,10 +41,12 @@ PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 
 # Landlock: syscall numbers are the same on x86_64 and aarch64 (the generic table).
-SYS_CREATE_RULESET, SYS_RESTRICT_SELF = 444, 446
+SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
 CREATE_RULESET_VERSION = 1
+RULE_PATH_BENEATH = 1
 ACCESS_FS_MAKE_CHAR = 1 << 6
 ACCESS_FS_MAKE_BLOCK = 1 << 11
+ACCESS_FS_REFER = 1 << 13  # ABI 2
 SCOPE_SIGNAL = 1 << 1
 
 _libc: Optional[ctypes.CDLL] = None
@@ -86,19 +89,42 @@ class Confiner:
         self.abi = landlock_abi()
         self.fd = -1
         if self.abi:
-            fs = ACCESS_FS_MAKE_CHAR | ACCESS_FS_MAKE_BLOCK
-            # struct landlock_ruleset_attr {u64 fs; u64 net; u64 scoped;}: the size
-            # tells the kernel which fields exist, so older ABIs get a shorter one.
-            if self.abi >= 6:
-                attr = struct.pack("<QQQ", fs, 0, SCOPE_SIGNAL)
-            else:
-                attr = struct.pack("<Q", fs)
-            buf = ctypes.create_string_buffer(attr, len(attr))
-            fd = _c().syscall(ctypes.c_long(SYS_CREATE_RULESET), buf,  # type: ignore[union-attr]
-                              ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
-            self.fd = fd if fd >= 0 else -1
-            if self.fd >= 0:
-                os.set_inheritable(self.fd, False)
+            self.fd = self._ruleset()
+
+    def _ruleset(self) -> int:
+        """The ruleset: device-node creation handled (and denied), renames left free."""
+        libc = _c()
+        refer = ACCESS_FS_REFER if self.abi >= 2 else 0
+        fs = ACCESS_FS_MAKE_CHAR | ACCESS_FS_MAKE_BLOCK | refer
+        # struct landlock_ruleset_attr {u64 fs; u64 net; u64 scoped;}: the size
+        # tells the kernel which fields exist, so older ABIs get a shorter one.
+        attr = struct.pack("<QQQ", fs, 0, SCOPE_SIGNAL) if self.abi >= 6 else struct.pack("<Q", fs)
+        buf = ctypes.create_string_buffer(attr, len(attr))
+        fd = libc.syscall(ctypes.c_long(SYS_CREATE_RULESET), buf,  # type: ignore[union-attr]
+                          ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+        if fd < 0:
+            return -1
+        os.set_inheritable(fd, False)
+        if refer and not self._allow_refer(fd):
+            os.close(fd)
+            return -1
+        return fd
+
+    @staticmethod
+    def _allow_refer(fd: int) -> bool:
+        """Grant renames and links across directories everywhere. A domain denies them by
+        default (EXDEV) even when not handled, and Triton's cache, like many tools, writes
+        a temporary directory and renames the file into place."""
+        root = os.open("/", os.O_PATH | os.O_CLOEXEC)
+        try:
+            # struct landlock_path_beneath_attr {u64 allowed_access; s32 parent_fd;} packed
+            rule = struct.pack("<Qi", ACCESS_FS_REFER, root)
+            buf = ctypes.create_string_buffer(rule, len(rule))
+            return _c().syscall(ctypes.c_long(SYS_ADD_RULE),  # type: ignore[union-attr]
+                                ctypes.c_int(fd), ctypes.c_int(RULE_PATH_BENEATH), buf,
+                                ctypes.c_uint32(0)) == 0
+        finally:
+            os.close(root)
 
     @property
     def level(self) -> str:

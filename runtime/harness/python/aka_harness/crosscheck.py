@@ -7,19 +7,25 @@ runs hostile code, so the figure it reports may be forged: a patched
 Two checks, both from outside the candidate's process:
 
 * **Wall clock.** The judge measures, with ``time.perf_counter_ns`` in its own
-  process, the time from sending each ``go`` request to holding the complete
-  reply, outputs included. ``reported <= wall`` must hold (the runner's window
-  lies strictly inside the judge's; IMPOSSIBLE_SLACK absorbs event-timer
-  granularity), and ``gap = wall - reported`` is the cost of the path around the
-  call: the pipe round trip, the L2 flush and the device synchronize on a GPU,
-  sending the outputs. It does not depend on how long the call takes (on a GPU
-  the flush covers the host's launch latency), so for the same shape it is the
-  same for every honest callable; the reference, timed through the very same
-  path on the same shapes before the candidate started, gives it. A candidate
-  that under-reports by H microseconds on the calls that set its median raises
-  its median gap by H. The shape fails when the candidate's median gap exceeds
-  the reference's by more than max(abs, rel x the reference's median gap)
-  (GAP_LIMITS, per device type).
+  process, the time from sending each ``go`` request to holding the runner's
+  first reply (its latency, sent as soon as the call is synchronized): ``wall``;
+  then the time until the second reply, the call's outputs, has arrived:
+  ``out``. ``reported <= wall`` must hold (the runner's window lies strictly
+  inside the judge's; IMPOSSIBLE_SLACK absorbs event-timer granularity), and
+  ``gap = wall - reported`` is the cost of the path around the call: the pipe
+  round trip, and the L2 flush and device synchronize on a GPU. It does not
+  depend on how long the call takes (on a GPU the flush covers the host's launch
+  latency), so for the same shape it is the same for every honest callable; the
+  reference, timed through the very same path on the same shapes before the
+  candidate started, gives it. A candidate that under-reports by H microseconds
+  on the calls that set its median raises its median gap by H. Work deferred
+  past the latency reply (a runner told to reply before synchronizing) has to be
+  done before its outputs can be read, so it lengthens ``out``, which the
+  reference's same-sized outputs calibrate. The shape fails when either median
+  exceeds the reference's by more than max(abs, rel x the reference's median)
+  (GAP_LIMITS and OUT_LIMITS, per device type). Keeping the outputs out of
+  ``wall`` matters on a GPU, where copying large outputs back takes
+  milliseconds: inside one window their jitter would hide a whole kernel.
 * **CPU time (CPU device).** On a loaded CPU the wall gap moves by milliseconds
   with scheduling, so it can only be a coarse bound there. The kernel's own
   accounting cannot be moved that way: the judge reads the CPU time of the
@@ -47,8 +53,10 @@ from typing import Any, Optional
 IMPOSSIBLE_SLACK_US = 2.0
 IMPOSSIBLE_SLACK_REL = 1e-3
 
-# (absolute µs, relative to the reference's median gap)
+# (absolute µs, relative to the reference's median) for the gap before the latency
+# arrives, and for the time the outputs take after it.
 GAP_LIMITS = {"cpu": (20000.0, 3.0), "cuda": (50.0, 0.25)}
+OUT_LIMITS = {"cpu": (20000.0, 3.0), "cuda": (200.0, 0.25)}
 
 # The CPU-time check (CPU device): absolute µs and relative to the reference's path CPU.
 CPU_ABS_US = 500.0
@@ -60,11 +68,13 @@ class Samples:
     """Per timed call: what the runner reported and what the judge's clock saw (µs)."""
 
     reported: list[float] = field(default_factory=list)
-    wall: list[float] = field(default_factory=list)
+    wall: list[float] = field(default_factory=list)  # `go` sent → latency received
+    out: list[float] = field(default_factory=list)  # latency received → outputs received
 
-    def add(self, reported: float, wall: float) -> None:
+    def add(self, reported: float, wall: float, out: float) -> None:
         self.reported.append(reported)
         self.wall.append(wall)
+        self.out.append(out)
 
     @property
     def gaps(self) -> list[float]:
@@ -97,10 +107,10 @@ class Verdict:
     limit_us: Optional[float] = None
 
 
-def gap_limit(ref: Samples, device_type: str) -> tuple[float, float]:
-    """(the reference's median gap, the largest median gap a candidate may show)."""
-    abs_us, rel = GAP_LIMITS.get(device_type, GAP_LIMITS["cuda"])
-    base = statistics.median(ref.gaps)
+def _limit(values: list[float], limits: tuple[float, float]) -> tuple[float, float]:
+    """(the reference's median, the largest median a candidate may show)."""
+    abs_us, rel = limits
+    base = statistics.median(values)
     return base, base + max(abs_us, rel * max(base, 0.0))
 
 
@@ -115,13 +125,21 @@ def check(cand: Samples, ref: Optional[Samples], device_type: str) -> Verdict:
     gap = statistics.median(cand.gaps)
     if ref is None or not ref.reported:
         return Verdict(True, "", gap)
-    base, limit = gap_limit(ref, device_type)
+    base, limit = _limit(ref.gaps, GAP_LIMITS.get(device_type, GAP_LIMITS["cuda"]))
     if gap > limit:
         return Verdict(False, f"timing tampered: the judge's clock saw {gap:.1f} us per timed "
                               f"call (median) beyond the {cand.median_us:.2f} us the candidate "
                               f"reported, where the reference through the same path shows "
                               f"{base:.1f} us (limit {limit:.1f} us): the reported latency "
                               f"leaves out time the call took", gap, base, limit)
+    out = statistics.median(cand.out)
+    obase, olimit = _limit(ref.out, OUT_LIMITS.get(device_type, OUT_LIMITS["cuda"]))
+    if out > olimit:
+        return Verdict(False, f"timing tampered: the outputs took {out:.1f} us (median) to "
+                              f"arrive after the candidate reported its latency, where the "
+                              f"reference's same outputs took {obase:.1f} us (limit "
+                              f"{olimit:.1f} us): work went on after the timed window",
+                       gap, base, limit)
     return Verdict(True, "", gap, base, limit)
 
 

@@ -33,6 +33,7 @@ import argparse
 import math
 import os
 import secrets
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -184,6 +185,10 @@ def _slowest(per_rank: list[xc.Samples]) -> tuple[Optional[float], Optional[floa
     lat = max(m for m in meds if m is not None) if meds and None not in meds else None
     cv = max(c for c in cvs if c is not None) if cvs and None not in cvs else None
     return lat, cv
+
+
+def _median(values: list[float]) -> Optional[float]:
+    return statistics.median(values) if values else None
 
 
 def _round1(v: Optional[float]) -> Optional[float]:
@@ -441,27 +446,35 @@ class Judge:
             cpu0 = group.cpu_ns() if on_cpu else 0
             t0 = time.perf_counter_ns()
             group.send([{"op": "go"}] * self.world, deadline)
-            msgs = group.recv(deadline)
+            done = group.recv(deadline)  # the latencies, then (unless an error) the outputs
+            failed = [bool(r.get("error")) for r in _replies(group, done)]
+            outs = done if all(failed) else group.recv(deadline, [r for r, f in enumerate(failed)
+                                                                   if not f])
+            if any(failed):  # a rank that failed sends nothing more: keep ranks aligned
+                outs = done
             cpu_us = (group.cpu_ns() - cpu0) / 1000.0 if on_cpu else None
-            why = self._take_run(group, data, run, msgs, t0, cpu_us, timed, role)
+            why = self._take_run(group, data, run, (done, outs), t0, cpu_us, timed, role)
             if why:
                 return timed, why
         return timed, None
 
-    def _take_run(self, group: RunnerGroup, data: ShapeData, run: int, msgs: list[Message],
-                  t0: int, cpu_us: Optional[float], timed: Timed, role: str) -> Optional[str]:
+    def _take_run(self, group: RunnerGroup, data: ShapeData, run: int,
+                  msgs: tuple[list[Message], list[Message]], t0: int, cpu_us: Optional[float],
+                  timed: Timed, role: str) -> Optional[str]:
         """Record one timed run; for the candidate, check its inputs and sampled outputs."""
-        replies = _replies(group, msgs)
-        err = _first_error(replies)
+        done, msgs = msgs
+        replies = _replies(group, done)
+        err = _first_error(replies) or _first_error(_replies(group, msgs))
         if err:
             return f"{_rank(err, self.world)}{err.get('message')}"
         reported, incall = [], 0.0
-        for r, (m, rep) in enumerate(zip(msgs, replies)):
+        for r, (m, rep) in enumerate(zip(done, replies)):
             us = rep.get("us")
             if not xc.valid_report(us):
                 raise _Tampered(f"timing tampered: shape {data.sid}: timed run {run} "
                                 f"reported {str(us)[:40]!r} as its latency")
-            timed.wall[r].add(float(us), (m.arrived_ns - t0) / 1000.0)
+            timed.wall[r].add(float(us), (m.arrived_ns - t0) / 1000.0,
+                              (msgs[r].arrived_ns - m.arrived_ns) / 1000.0)
             reported.append(float(us))
             cpu_in = rep.get("cpu_us")
             incall += float(cpu_in) if xc.valid_report(cpu_in) else 0.0
@@ -698,7 +711,9 @@ class Judge:
         self.stats.unchecked += ref is None
         self.gaps[sid] = {"gap_us": _round1(verdicts[0].gap_us),
                           "ref_gap_us": _round1(verdicts[0].ref_gap_us),
-                          "limit_us": _round1(verdicts[0].limit_us)}
+                          "limit_us": _round1(verdicts[0].limit_us),
+                          "out_us": _round1(_median(timed.wall[0].out)),
+                          "ref_out_us": _round1(_median(ref.wall[0].out) if ref else None)}
         if self.device == "cpu":
             self.gaps[sid].update({"cpu_excess_us": _round1(cpu.gap_us),
                                    "ref_path_cpu_us": _round1(cpu.ref_gap_us),
@@ -720,7 +735,8 @@ class Judge:
             cross = "partial (no reference timing for some shapes)"
         else:
             cross = "passed"
-        limits = {k: {"abs_us": v[0], "rel": v[1]}
+        limits = {k: {"abs_us": v[0], "rel": v[1], "out_abs_us": xc.OUT_LIMITS[k][0],
+                      "out_rel": xc.OUT_LIMITS[k][1]}
                   for k, v in xc.GAP_LIMITS.items() if k == self.device}
         if self.device == "cpu":
             limits["cpu"]["cpu_abs_us"], limits["cpu"]["cpu_rel"] = xc.CPU_ABS_US, xc.CPU_REL

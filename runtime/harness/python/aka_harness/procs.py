@@ -134,9 +134,11 @@ class RunnerGroup:
         except ChannelError as exc:
             raise self._lost(exc)
 
-    def recv(self, deadline: Optional[float]) -> list[Message]:
+    def recv(self, deadline: Optional[float], ranks: Optional[list[int]] = None) -> list[Message]:
+        """One message from every rank (or from the ranks listed), read concurrently."""
+        chans = self.chans if ranks is None else [self.chans[r] for r in ranks]
         try:
-            return recv_many(self.chans, deadline)
+            return recv_many(chans, deadline)
         except ChannelError as exc:
             raise self._lost(exc)
 
