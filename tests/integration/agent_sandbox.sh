@@ -165,7 +165,7 @@ c = json.load(open(ws + "/.aka/campaign.json"))
 assert c["agent_sandbox"] == "bwrap", c
 ev = [json.loads(l) for l in open(ws + "/.aka/episodes/e0001/runtime/evaluations.jsonl")]
 assert ev and ev[-1]["all_pass"] and ev[-1]["sandbox_isolation"] == "bwrap", ev
-assert ev[-1]["op_dir"].endswith(".view/operator"), ev[-1]["op_dir"]
+assert ev[-1]["op_dir"].endswith(".view/.aka/operator"), ev[-1]["op_dir"]  # the snapshot copy
 j = json.load(open(ws + "/.aka/episodes/e0001/runtime/journal.json"))
 assert j["state"] == "candidate_ready" and j["experiments"][0]["name"] == "the trial", j
 cmd = json.load(open(ws + "/.aka/episodes/e0001/agent/invocation-1/command.json"))
