@@ -810,6 +810,16 @@ int aka_eval_interpret(const struct aka_eval_expect *x, const struct aka_eval_ru
         return native_build_status(x, run, out, err);
     if ((rc = harness_status(x, run, err)) <= 0)
         return rc;
+    /* Any process of the job that reaches the job's stdout (the sandbox's init holds it)
+     * can print a result line of its own and then pad stdout past its cap, so that the
+     * judge's line is the one dropped: a truncated stdout proves nothing. */
+    if (run->out_truncated) {
+        synth(out, x, "evaluation", NULL,
+              "evaluation: the job's stdout passed its cap (%zu bytes kept); a result read "
+              "from a truncated stdout is not trusted",
+              run->out_len);
+        return 0;
+    }
     if (aka_result_parse_output("evaluator stdout", run->out, run->out_len, &r, &perr) < 0) {
         no_result(x, run, perr.msg, out);
         return 0;
@@ -942,8 +952,9 @@ static int run_job(struct eval_ctx *c, struct aka_eval_outcome *out, struct aka_
     aka_sandbox_result_init(&res);
     int rc = aka_sandbox_run(&t, &c->job, &res, err);
     if (rc == 0) {
-        struct aka_eval_run run = {res.exit_code, res.term_signal, res.timed_out, res.out.buf,
-                                   res.err.buf,   res.out.len,     res.err.len};
+        struct aka_eval_run run = {res.exit_code, res.term_signal,  res.timed_out,
+                                   res.out.buf,   res.err.buf,      res.out.len,
+                                   res.err.len,   res.out_truncated};
         out->command_exit = res.exit_code;
         out->seconds = res.setup_seconds + res.wall_seconds + res.cleanup_seconds;
         snprintf(out->isolation, sizeof(out->isolation), "%s", res.isolation);

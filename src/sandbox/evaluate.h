@@ -142,6 +142,8 @@ struct aka_eval_run {
     bool timed_out;
     const char *out, *err_text;
     size_t out_len, err_len;
+    /* stdout passed its cap: what is kept may be a candidate's line with the judge's cut off */
+    bool out_truncated;
 };
 
 /*

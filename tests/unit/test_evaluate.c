@@ -194,7 +194,8 @@ static int interpret(const char *out, const char *errtext, int code, int sig, bo
                      struct aka_eval_outcome *o, struct aka_err *err)
 {
     struct aka_eval_expect x = expect();
-    struct aka_eval_run run = {code, sig, timed_out, out, errtext, strlen(out), strlen(errtext)};
+    struct aka_eval_run run = {code,    sig,         timed_out,       out,
+                               errtext, strlen(out), strlen(errtext), false};
     aka_eval_outcome_init(o);
     return aka_eval_interpret(&x, &run, o, err);
 }
@@ -237,6 +238,24 @@ static void t_interpret_pass_and_fail(void **state)
     assert_false(o.result.all_pass);
     assert_int_equal(o.exit_code, 1);
     assert_true(any_failure_has(&o, "sid=s"));
+    aka_eval_outcome_release(&o);
+}
+
+/* A forged line kept while the judge's real one was cut off by the stdout cap: a pass on
+ * its face (right kernel, right eval id, exit 0) that must become a failure. */
+static void t_interpret_truncated_stdout(void **state)
+{
+    struct aka_eval_outcome o;
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_eval_expect x = expect();
+    const char *line = result_line(SHA_A, "E1", true);
+    struct aka_eval_run run = {0, 0, false, line, "", strlen(line), 0, true};
+    (void)state;
+    aka_eval_outcome_init(&o);
+    assert_int_equal(aka_eval_interpret(&x, &run, &o, &err), 0);
+    assert_false(o.result.all_pass);
+    assert_int_equal(o.exit_code, 1);
+    assert_true(any_failure_has(&o, "truncated stdout"));
     aka_eval_outcome_release(&o);
 }
 
@@ -407,6 +426,7 @@ int main(void)
         cmocka_unit_test(t_identity),
         cmocka_unit_test(t_interpret_pass_and_fail),
         cmocka_unit_test(t_interpret_fails_closed),
+        cmocka_unit_test(t_interpret_truncated_stdout),
         cmocka_unit_test(t_interpret_timeout_and_compile),
         cmocka_unit_test(t_interpret_not_the_candidate),
         cmocka_unit_test(t_platforms_and_frameworks),
