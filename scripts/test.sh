@@ -28,10 +28,10 @@ cmake --build build-asan -j"$jobs"
 step "test suite"
 (cd build && ctest --output-on-failure -j"$jobs")
 
-step "test suite under ASan+UBSan"
+step "test suite under ASan+UBSan (the slow suites ran above, once)"
 # detect_leaks stays on: a leak in a parser is a bug we want CI to catch.
 (cd build-asan && ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
-   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs")
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$jobs" -LE slow)
 
 if [ "${AKA_SKIP_LINT:-0}" != 1 ]; then
   step "clang-format"

@@ -279,6 +279,7 @@ struct abba {
     struct strvec shapes;
     json_t *runs;
     json_t *last_cand; /* memory doc of the last candidate run */
+    char first_failure[512]; /* why the first run that did not pass failed, "" if none did */
 };
 
 static int write_snapshots(struct aka_run *r, struct aka_episode *ep, struct abba *a,
@@ -335,6 +336,15 @@ static int one_run(struct aka_run *r, const struct aka_optimize_opts *o, struct 
                                side ? "candidate" : "incumbent", "all_pass", out.result.all_pass,
                                "latency_us_geomean", num_or_null(out.result.latency_us_geomean),
                                "eval_id", out.eval_id));
+        if (!out.result.all_pass && out.result.failures.n > 0) {
+            /* The run's own reason, so a rejected verification can be read from its record. */
+            const char *why = out.result.failures.v[0];
+            json_object_set_new(json_array_get(a->runs, json_array_size(a->runs) - 1), "failure",
+                                json_string(why));
+            if (!a->first_failure[0])
+                snprintf(a->first_failure, sizeof(a->first_failure), "%s run %zu: %s",
+                         side ? "candidate" : "incumbent", rep * 4 + (size_t)slot + 1, why);
+        }
         if (side && *ok) {
             json_decref(a->last_cand);
             a->last_cand = aka_memory_doc_from_result(ep->version, AKA_MEM_PROMOTED, &out.result,
@@ -391,9 +401,14 @@ static int verify_abba(struct aka_run *r, const struct aka_optimize_opts *o, str
         }
     json_object_set(ep->verification, "runs", a.runs);
     json_object_set_new(ep->verification, "shapes", json_integer((json_int_t)a.shapes.n));
-    if (rc == 0 && !all_ok)
-        reject(ep, "ABBA verification: not every incumbent and candidate run passed with "
-                   "complete per-shape latencies");
+    if (rc == 0 && !all_ok) {
+        char why[768];
+        snprintf(why, sizeof(why),
+                 "ABBA verification: not every incumbent and candidate run passed with complete "
+                 "per-shape latencies%s%s",
+                 a.first_failure[0] ? "; " : "", a.first_failure);
+        reject(ep, why);
+    }
     else if (rc == 0)
         abba_decide(o, ep, &a);
     /* A pending Gluon conversion that did not win is accepted at parity; the ABBA point

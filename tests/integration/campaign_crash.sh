@@ -129,7 +129,9 @@ campaign() {
     local sup rc=0 have; have=$(latest "$ws")
     if [ "$kills" -ge "$KILLS" ]; then
       n=$((have < n ? have : n)) # have = the latest version + 1: one more version, then stop
-      [ "$kind" = claude ] || [ "$n" -ge 1 ] || n=1 # builtin: V1 comes whatever the budget
+      # At least one episode: V1 comes whatever the budget (builtin), and the tamper checks
+      # below need a campaign with an episode on record (state.json).
+      [ "$n" -ge 1 ] || n=1
       "$AKA" "${args[@]}" --max-iters "$n" >"$TMP/out" 2>"$TMP/err" || rc=$?
     else
       [ "$have" = "$seen" ] && streak=$((streak + 1)) || streak=0

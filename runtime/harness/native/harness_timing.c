@@ -15,8 +15,10 @@
  * against the reference runner's outputs for the same inputs, which it computed
  * in the reference phase. The runner cannot tell a checked run from another.
  *
- * Latency: on the CPU the judge's own clock around the call (go → done), on a
- * device the runner's CUDA events. Cross-checks (hx_cross_check), each a
+ * Latency: on the CPU the judge's own clock around the call (go → done) plus the
+ * CPU time the runner's process spent on the request outside it beyond what the pinger
+ * needed for the same handshake (work moved out of the window is charged, not only
+ * looked for); on a device the runner's CUDA events. Cross-checks (hx_cross_check), each a
  * failure named "timing tampered":
  *   - every timed run: the runner's own number must lie inside the judge's
  *     window around the call (it is measured inside it);
@@ -58,7 +60,8 @@
  *   excess  the same CPU time, less the pinger's, minus the judge's window (>= 0): work
  *           moved before "ready", after a forged "done", or between calls.
  * Limits: the candidate's median over its clean runs must not exceed base + max(spread,
- * floor, rel x base): base the reference runner's median on the same shape, spread
+ * floor, rel x base) (on the CPU the floor is at least half the candidate's own window:
+ * phase_limit says why): base the reference runner's median on the same shape, spread
  * SPREAD_K x (its p90 - median). For the CPU-time quantities, whose honest part (waking,
  * answering) does not depend on the shape, base is the 90th percentile of the reference's
  * runs over every shape and spread is base again: a loaded machine can disturb every run
@@ -68,22 +71,22 @@
  */
 static const struct {
     const char *name, *what;
-    double floor_cpu, floor_dev, rel;
+    double floor_cpu, floor_dev, rel, rel_window_cpu;
     int pooled_cpu, pooled_dev;
 } phases[HX_PH_N] = {
-    [HX_PH_GAP] = {"gap", "the runner's own clock missed part of each call", 20, 20, 0, 1, 0},
+    [HX_PH_GAP] = {"gap", "the runner's own clock missed part of each call", 100, 20, 0, 0.5, 1, 0},
     [HX_PH_EXCESS] = {"excess_cpu",
                       "the kernel's process used more CPU time per call than the judge's window "
                       "around it (work moved before or after the timed call)",
-                      20, 30, 0, 1, 1},
+                      100, 30, 0, 0.5, 1, 1},
     [HX_PH_PREP] = {"prep",
                     "the request before each timed call (inputs to the device, poison, L2 flush) "
                     "took longer than the reference's",
-                    0, 50, 0.25, 0, 0},
+                    0, 50, 0.25, 0, 0, 0},
     [HX_PH_FETCH] = {"fetch",
                      "the request after each timed call (outputs back from the device) took longer "
                      "than the reference's",
-                     0, 50, 0.25, 0, 0},
+                     0, 50, 0.25, 0, 0, 0},
 };
 
 static int pooled(const hx_eval *ev, int ph)
@@ -119,13 +122,16 @@ static void record(hx_eval *ev, hx_timed *tm, int k, const hx_call *c, double pr
     tm->clean[k] =
         !c->woke_judge && c->disturbed_us <= fmax(HX_DISTURB_US, HX_DISTURB_REL * c->window_us);
     tm->reported[k] = rep;
-    tm->latency[k] = ev->tg->device ? rep : c->window_us;
     /* What the pinger needed for the same handshake just before is not the kernel's. */
     double over = c->cpu_us - c->ping_us;
     tm->ph[HX_PH_GAP][k] = ev->tg->device ? c->window_us - rep : fmax(0, over - rep);
     /* Negative only when the runner was preempted inside the window, which hides nothing:
      * clamped, so a loaded machine's preemptions do not drag the reference's baseline down. */
     tm->ph[HX_PH_EXCESS][k] = fmax(0, over - c->window_us);
+    /* CPU: the run is charged its excess too. Work moved out of the window then buys
+     * nothing, whatever the threshold of the check, and an honest runner pays only the
+     * handshake noise the pinger did not see, as the reference's runner does. */
+    tm->latency[k] = ev->tg->device ? rep : c->window_us + tm->ph[HX_PH_EXCESS][k];
     tm->ph[HX_PH_PREP][k] = prep;
     tm->ph[HX_PH_FETCH][k] = fetch;
 }
@@ -225,10 +231,25 @@ static double picked_quantile(const hx_timed *t, const double *v, int reps, doub
     return hx_quantile(buf, n, q);
 }
 
-/* The reference's baseline for phase ph (*base) and the candidate's limit. */
+/*
+ * The reference's baseline for phase ph (*base) and the candidate's limit.
+ *
+ * rel_window_cpu: on the CPU no number the verdict uses depends on these checks: the
+ * latency is the judge's own window plus the run's excess CPU time (record()), so a runner
+ * clock that misses part of a call, or work moved out of the window, buys nothing. The
+ * checks name a runner that tampers. What an honest runner's CPU time adds around a call
+ * (waking, page faults, the handshake the pinger did not see) grows with the machine's
+ * load, so on the CPU the limit is wide: at least 100 us (a 2-core VM under a parallel
+ * test suite showed honest medians of 20-50 us) and at least half the candidate's own
+ * window; less than that is charged and left at that.
+ */
 static double phase_limit(const hx_eval *ev, int ph, const hx_job *j, double *buf, double *base)
 {
     double floor_us = ev->tg->device ? phases[ph].floor_dev : phases[ph].floor_cpu, spread = 0;
+    if (!ev->tg->device && phases[ph].rel_window_cpu > 0)
+        floor_us =
+            fmax(floor_us, phases[ph].rel_window_cpu *
+                               picked_quantile(&j->cand, j->cand.window, ev->plan->reps, 0.5, buf));
     if (pooled(ev, ph) && ev->n_pool[ph] > 0) {
         *base = hx_quantile(ev->pool[ph], ev->n_pool[ph], 0.9);
         spread = *base; /* honest CPU overhead is heavy-tailed on a loaded machine */
