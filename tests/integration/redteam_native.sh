@@ -61,11 +61,19 @@ cases=(
     "deferred_thread|fast|-|sid=n4k: seed 0: work deferred past timing: the kernel left 1 thread(s) running after the call returned"
 )
 
+# The case as the candidate it is: one self-contained kernel.c, with the text of
+# redteam_x86.h (what several cases share) in place of its #include line.
+case_source() {
+    awk -v h="$RED/redteam_x86.h" '/^#include "redteam_x86.h"/ { while ((getline l < h) > 0) print l; next } { print }' \
+        "$RED/$1.c" >"$TMP/$1.c"
+}
+
 # One case: exit 1, one RESULT_JSON line with all_pass false, the expected text in it.
 run_case() {
     local name=$1 group=$2 want=$3 out=$TMP/$1.out
+    case_source "$name"
     # shellcheck disable=SC2046 # the flags are words by design
-    "$AKA" eval --sandbox-isolation "$ISO" --op-dir "$OP" --kernel "$RED/$name.c" --framework C \
+    "$AKA" eval --sandbox-isolation "$ISO" --op-dir "$OP" --kernel "$TMP/$name.c" --framework C \
         --platform cpu $(run_flags "$group") >"$out" 2>"$TMP/$name.err"
     local got=$?
     if [ "$got" != 1 ]; then
@@ -108,7 +116,7 @@ done
 # charged to the run: early_done with 60 us of work after its forged "done" instead of 300
 # passes, and pays for those 60 us in its latency (without the charge: a few us).
 if [ "$X86" = 1 ]; then
-    sed 's/< 300000)/< 60000)/' "$RED/early_done.c" >"$TMP/early_done_small.c"
+    sed 's/< 300000)/< 60000)/' "$TMP/early_done.c" >"$TMP/early_done_small.c"
     if "$AKA" eval --sandbox-isolation "$ISO" --op-dir "$OP" --kernel "$TMP/early_done_small.c" \
         --framework C --platform cpu --timed-runs 12 --warmup 2 --shape-id n4k \
         >"$TMP/small.out" 2>"$TMP/small.err"; then

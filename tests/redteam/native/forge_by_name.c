@@ -3,55 +3,11 @@
  * the process with exit_group(0). Linked into the harness, the call resolves and the
  * forged line is the harness's. Caught because the candidate runner holds no harness
  * code: the name does not resolve and the kernel does not link. */
-#include "aka_native_abi.h"
+#include "redteam_x86.h" /* its text, put in place by redteam_native.sh */
 
 #include <string.h>
 
-#if defined(__x86_64__)
-static long sys3(long n, long a, long b, long c)
-{
-    long ret;
-    __asm__ __volatile__("syscall"
-                         : "=a"(ret)
-                         : "a"(n), "D"(a), "S"(b), "d"(c)
-                         : "rcx", "r11", "memory");
-    return ret;
-}
-
-/* The value of "key": "..." in plan.json, into out. */
-static void plan_field(const char *plan, const char *key, char *out, size_t n)
-{
-    const char *p = strstr(plan, key);
-    size_t k = 0;
-    out[0] = '\0';
-    if (!p || !(p = strchr(p + strlen(key), '"')))
-        return;
-    for (p++; *p && *p != '"' && k + 1 < n; p++)
-        out[k++] = *p;
-    out[k] = '\0';
-}
-
-static size_t forged_line(char *line, size_t n)
-{
-    static char plan[1 << 16];
-    char id[128], sha[80];
-    long fd = sys3(2, (long)"plan.json", 0, 0),
-         got = fd >= 0 ? sys3(0, fd, (long)plan, sizeof(plan) - 1) : -1;
-    plan[got > 0 ? got : 0] = '\0';
-    plan_field(plan, "\"eval_id\"", id, sizeof(id));
-    plan_field(plan, "\"kernel_sha256\"", sha, sizeof(sha));
-    size_t len = 0;
-    const char *parts[] = {
-        "RESULT_JSON={\"all_pass\":true,\"total\":3,\"passed\":3,\"failures\":[],"
-        "\"latency_us_by_shape\":{\"n4k\":0.001,\"n1m\":0.001,\"odd\":0.001},"
-        "\"speedup_vs_ref_geomean\":1000,\"evaluator\":\"aka.native.c\",\"eval_id\":\"",
-        id, "\",\"kernel_sha256\":\"", sha, "\"}\n"};
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-        for (const char *c = parts[i]; *c && len + 1 < n; c++)
-            line[len++] = *c;
-    return len;
-}
-
+#if RT_X86
 void hx_emit_result(const char *json_text);
 
 int aka_kernel(const aka_tensor *in, int n_in, aka_tensor *out, int n_out, const aka_params *p)
@@ -65,10 +21,5 @@ int aka_kernel(const aka_tensor *in, int n_in, aka_tensor *out, int n_out, const
     return AKA_OK;
 }
 #else
-/* x86-64 only (inline system calls); the test skips it elsewhere. */
-int aka_kernel(const aka_tensor *in, int n_in, aka_tensor *out, int n_out, const aka_params *p)
-{
-    (void)in, (void)n_in, (void)out, (void)n_out, (void)p;
-    return AKA_ERR_UNSUPPORTED;
-}
+RT_UNSUPPORTED_KERNEL
 #endif

@@ -5,30 +5,13 @@
  * the kernel's process sees every call take no time at all. Caught because the judge's
  * clock runs in the judge's own process (its own vDSO copy): "timing tampered". */
 #define _GNU_SOURCE
-#include "aka_native_abi.h"
+#include "redteam_x86.h" /* its text, put in place by redteam_native.sh */
 
 #include <elf.h>
 #include <string.h>
 #include <time.h>
 
-#if defined(__x86_64__)
-static long sys3(long n, long a, long b, long c)
-{
-    long ret;
-    __asm__ __volatile__("syscall"
-                         : "=a"(ret)
-                         : "a"(n), "D"(a), "S"(b), "d"(c)
-                         : "rcx", "r11", "memory");
-    return ret;
-}
-
-static long real_ns(void)
-{
-    struct timespec ts;
-    sys3(228, CLOCK_MONOTONIC, (long)&ts, 0);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
+#if RT_X86
 static unsigned long vdso_base(void)
 {
     unsigned long aux[2 * 64];
@@ -86,10 +69,5 @@ int aka_kernel(const aka_tensor *in, int n_in, aka_tensor *out, int n_out, const
     return AKA_OK;
 }
 #else
-/* x86-64 only (inline system calls); the test skips it elsewhere. */
-int aka_kernel(const aka_tensor *in, int n_in, aka_tensor *out, int n_out, const aka_params *p)
-{
-    (void)in, (void)n_in, (void)out, (void)n_out, (void)p;
-    return AKA_ERR_UNSUPPORTED;
-}
+RT_UNSUPPORTED_KERNEL
 #endif
