@@ -179,7 +179,7 @@ static int print_json(const struct aka_operator *op, const struct aka_runtime_pi
 {
     json_t *doc = op ? aka_operator_to_json(op) : json_object();
     if (!doc) {
-        fprintf(stderr, "aka inspect: could not render %s as JSON\n", op->dir);
+        fprintf(stderr, "aka inspect: could not render %s as JSON\n", op ? op->dir : "it");
         return AKA_EXIT_FAILED;
     }
     if (op)
@@ -233,10 +233,12 @@ int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx)
         fprintf(stderr, "aka inspect: --arch: needs --platform\n");
         return AKA_EXIT_USAGE;
     }
-    if (a.platform && aka_platform_parse(a.platform, a.arch, &p, &err) < 0)
+    if (!a.platform)
+        return inspect_operator(&a, NULL);
+    if (aka_platform_parse(a.platform, a.arch, &p, &err) < 0)
         return aka_err_report(&err);
     if (a.op_dir)
-        return inspect_operator(&a, a.platform ? &p : NULL);
+        return inspect_operator(&a, &p);
     if (a.json)
         return print_json(NULL, NULL, &p);
     print_platform(&p);

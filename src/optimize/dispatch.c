@@ -70,7 +70,7 @@ int aka_optimize_frameworks(const struct aka_optimize_opts *o, struct strvec *ou
                          cpu ? "the CPU runs only C kernels of native operators"
                              : "native C kernels run only on --platform cpu, native CUDA only on "
                                "NVIDIA");
-    for (size_t i = 0; rc == 0 && fws[i]; i++)
+    for (size_t i = 0; rc == 0 && fws && fws[i]; i++)
         strvec_push(out, fws[i]);
     aka_operator_release(&op);
     return rc;

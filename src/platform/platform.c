@@ -188,8 +188,9 @@ static bool detect(const char *s, struct aka_platform *out)
     for (; p->spelling && p->vendor == AKA_VENDOR_PPU; p++)
         if (strcmp(s, p->spelling) == 0)
             goto found;
-    if (is_gfx_arch(s) || is_sm_arch(s)) {
-        out->vendor = s[0] == 'g' ? AKA_VENDOR_AMD : AKA_VENDOR_NVIDIA;
+    bool gfx = is_gfx_arch(s);
+    if (gfx || is_sm_arch(s)) {
+        out->vendor = gfx ? AKA_VENDOR_AMD : AKA_VENDOR_NVIDIA;
         snprintf(out->arch, sizeof(out->arch), "%s", s);
         return true;
     }
