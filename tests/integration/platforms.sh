@@ -66,6 +66,10 @@ refuse "gfx without digits" --platform gfx gfx
 refuse "a name containing gb200" --platform xgb200 xgb200
 refuse "an AMD arch on NVIDIA" --arch gfx942 H200 --arch gfx942
 refuse "an NVIDIA arch on AMD" --arch sm_90 MI308X --arch sm_90
+run 2 "FlyDSL on NVIDIA" "$AKA_BIN" optimize --op-dir "$OP" --platform H20 --framework FlyDSL \
+    --agent-cli builtin --workspace "$tmp/refused"
+says "FlyDSL on NVIDIA" "--framework FlyDSL: not a framework of --platform H20"
+[ ! -e "$tmp/refused" ] || fail "FlyDSL on NVIDIA: files were written"
 run 2 "eval --platform foo" "$AKA_BIN" eval --op-dir "$OP" --kernel "$OP/seeds/Triton/kernel.py" \
     --framework Triton --platform foo
 says "eval --platform foo" "--platform 'foo'"
