@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "platform/platform.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -57,6 +58,7 @@ struct aka_agent_confinement {
     const char *const *deny;      /* never reachable: a bind inside one is refused (code 2), one
                                      below a bound directory is covered by an empty tmpfs */
     int gpu_count;                /* GPUs shown (those the agent's `aka eval` uses); 0: none */
+    enum aka_vendor gpu_vendor;   /* whose device nodes they are (platform.h) */
     const char *bwrap;            /* NULL: bwrap on PATH */
 };
 

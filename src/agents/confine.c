@@ -202,6 +202,7 @@ static int build_view(struct confine *cf, const char *argv0, const char *prompt_
     const char *root = req->repo_root ? req->repo_root : getenv("ATREX_AKA_HOME");
     cf->view.share_net = strcmp(req->backend, "builtin") != 0; /* no model API to call */
     cf->view.gpu_count = cf->c->gpu_count;
+    cf->view.gpu_vendor = cf->c->gpu_vendor;
     home_path("", &p);
     if (p.len)
         aka_sandbox_view_add(&cf->view, AKA_VIEW_TMPFS, NULL, p.buf);

@@ -31,14 +31,17 @@ static const char usage_text[] =
     "  --kernel FILE           the candidate (kernel.c, kernel.cu or kernel.py)\n"
     "  --framework F           C, Cuda, Triton, Gluon, CuteDSL, TileLang, FlyDSL or\n"
     "                          PyTorch\n"
-    "  --platform P            cpu, nvidia/<gpu> (a100 l40s h100 h200 h20 gh200 b200\n"
-    "                          gb200) or nvidia/sm_<NN>\n"
+    "  --platform P            cpu, a product (H20, L20N, H200, B200, MI308X, ZW-M890P,\n"
+    "                          ...), sm_<NN>, gfx<hex> or nvidia/<gpu> (docs/platforms.md);\n"
+    "                          validated on hardware: cpu and H200 only, every other\n"
+    "                          platform is not validated on hardware\n"
     "  --shape-id ID           evaluate only this shape (repeatable)\n"
     "  --multi-seed N          check correctness with seeds 0..N-1 (default 1)\n"
     "  --timed-runs N          timed runs per shape (default C 25, CUDA/Python 100)\n"
     "  --warmup N              untimed runs before them (default C 3, CUDA/Python 10)\n"
     "  --tune NAME=VALUE       compile the kernel with -DNAME=VALUE (native; repeatable)\n"
-    "  --cuda-arch sm_NN       nvcc -arch instead of the platform's\n"
+    "  --arch ARCH             the platform's architecture (sm_NN, gfxNNN) instead of\n"
+    "                          its table's; nvcc -arch (also: --cuda-arch)\n"
     "  --sandbox-isolation M   bwrap (default) or none (recorded in the result)\n"
     "  --timeout S             wall-clock limit of the job in seconds (default 600)\n"
     "  --sandbox-tmp DIR       where job directories are created\n"
@@ -111,7 +114,7 @@ static int apply(struct eval_opts *o, const char *flag, const char *v, struct ak
         strvec_push(&o->shape_ids, v);
     else if (strcmp(flag, "--tune") == 0)
         strvec_push(&o->tune, v);
-    else if (strcmp(flag, "--cuda-arch") == 0)
+    else if (strcmp(flag, "--cuda-arch") == 0 || strcmp(flag, "--arch") == 0)
         o->req.cuda_arch = v;
     else if (strcmp(flag, "--sandbox-isolation") == 0)
         o->isolation = v;
@@ -142,6 +145,7 @@ static int parse_args(int argc, char **argv, struct eval_opts *o, struct aka_err
                                          "--shape-id",
                                          "--tune",
                                          "--cuda-arch",
+                                         "--arch",
                                          "--sandbox-isolation",
                                          "--sandbox-tmp",
                                          "--record",

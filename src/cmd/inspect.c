@@ -11,48 +11,110 @@
 #include "cmd/cmd.h"
 #include "contracts/operator.h"
 #include "contracts/pins.h"
+#include "platform/platform.h"
 
 #include <stdio.h>
 #include <string.h>
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: aka inspect --op-dir DIR [--json]\n\n"
-            "Detect the operator layout of DIR (SOL-ExecBench, Atrex-Bench or aka native),\n"
-            "validate every file it carries, and print what a campaign would pin:\n"
-            "inputs/outputs with dtypes, shape count, tolerances, the distributed-evaluation\n"
-            "and source-policy decisions, and the runtime pins in force. Nothing is written.\n\n"
-            "  --op-dir DIR   the operator directory (required)\n"
-            "  --json         print one JSON object instead of text\n"
-            "  --help         show this help\n\n"
-            "Exit status: 0 when everything is valid; 2 on bad input, with one line naming\n"
-            "the file and field (see docs/layouts.md).\n");
+    fprintf(out, "usage: aka inspect --op-dir DIR [--platform P [--arch A]] [--json]\n"
+                 "       aka inspect --platform P [--arch A] [--json]\n\n"
+                 "Detect the operator layout of DIR (SOL-ExecBench, Atrex-Bench or aka native),\n"
+                 "validate every file it carries, and print what a campaign would pin:\n"
+                 "inputs/outputs with dtypes, shape count, tolerances, the distributed-evaluation\n"
+                 "and source-policy decisions, and the runtime pins in force. With --platform,\n"
+                 "also what aka makes of the platform: vendor, architecture, the device nodes a\n"
+                 "job on GPU 0 gets, frameworks, timing, clock policy and whether this project\n"
+                 "has run on that hardware (\"not validated on hardware\" otherwise). Nothing is\n"
+                 "written.\n\n"
+                 "  --op-dir DIR   the operator directory\n"
+                 "  --platform P   a platform name (docs/platforms.md)\n"
+                 "  --arch A       its architecture instead of the table's\n"
+                 "  --json         print one JSON object instead of text\n"
+                 "  --help         show this help\n\n"
+                 "Exit status: 0 when everything is valid; 2 on bad input, with one line naming\n"
+                 "the file and field (see docs/layouts.md) or the flag and value.\n");
 }
 
-static int parse_args(int argc, char **argv, const char **op_dir, bool *json, bool *help)
+struct inspect_args {
+    const char *op_dir, *platform, *arch;
+    bool json, help;
+};
+
+/* A valued flag at argv[*i], as "--flag V" or "--flag=V": 1 and *v set; 0: not this flag. */
+static int valued(int argc, char **argv, int *i, const char *flag, const char **v)
+{
+    size_t n = strlen(flag);
+    if (strcmp(argv[*i], flag) == 0) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "aka inspect: %s: expected a value after it\n", flag);
+            return -1;
+        }
+        *v = argv[++*i];
+        return 1;
+    }
+    if (strncmp(argv[*i], flag, n) == 0 && argv[*i][n] == '=') {
+        *v = argv[*i] + n + 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct inspect_args *a)
 {
     for (int i = 1; i < argc; i++) {
+        int hit = 0;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            *help = true;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            *json = true;
-        } else if (strcmp(argv[i], "--op-dir") == 0 && i + 1 < argc) {
-            *op_dir = argv[++i];
-        } else if (strncmp(argv[i], "--op-dir=", 9) == 0) {
-            *op_dir = argv[i] + 9;
-        } else {
-            fprintf(stderr, "aka inspect: %s: %s\n", argv[i],
-                    strcmp(argv[i], "--op-dir") == 0 ? "expected a directory after it"
-                                                     : "unknown argument");
+            a->help = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            a->json = true;
+            continue;
+        }
+        if ((hit = valued(argc, argv, &i, "--op-dir", &a->op_dir)) == 0 &&
+            (hit = valued(argc, argv, &i, "--platform", &a->platform)) == 0)
+            hit = valued(argc, argv, &i, "--arch", &a->arch);
+        if (hit < 0)
+            return -1;
+        if (hit == 0) {
+            fprintf(stderr, "aka inspect: %s: unknown argument\n", argv[i]);
             return -1;
         }
     }
-    if (!*help && (!*op_dir || !**op_dir)) {
+    if (!a->help && (!a->op_dir || !*a->op_dir) && !a->platform) {
         fprintf(stderr, "aka inspect: --op-dir: required (see aka inspect --help)\n");
         return -1;
     }
     return 0;
+}
+
+static void print_platform(const struct aka_platform *p)
+{
+    static const char *const from[] = {"none", "--arch", "the platform table",
+                                       "to be probed on the machine"};
+    struct aka_dev_nodes nodes;
+    struct aka_err ignored = AKA_ERR_INIT;
+    int gpu0 = 0;
+    printf("platform:      %s (%s), %s\n", p->name, aka_vendor_label(p->vendor),
+           aka_platform_validation(p));
+    if (p->arch_from == AKA_ARCH_NONE)
+        printf("architecture:  none\n");
+    else
+        printf("architecture:  %s (from %s)\n", p->arch, from[p->arch_from]);
+    printf("device nodes:  ");
+    if (aka_platform_dev_nodes(p->vendor, &gpu0, p->vendor != AKA_VENDOR_CPU, &nodes, &ignored) <
+            0 ||
+        nodes.n == 0)
+        printf("none\n");
+    for (size_t i = 0; i < nodes.n; i++)
+        printf("/dev/%s%s%s", nodes.v[i].name, nodes.v[i].required ? "" : " (if present)",
+               i + 1 < nodes.n ? ", " : " (for GPU 0)\n");
+    printf("frameworks:    %s\n", aka_platform_frameworks_text(p));
+    printf("timing:        %s\n", aka_timing_name(aka_platform_timing(p)));
+    printf("clocks:        %s\n",
+           aka_platform_may_touch_clocks(p) ? "may be locked for timing" : "never touched");
 }
 
 static void print_specs(const char *title, const struct aka_tensor_specs *s)
@@ -111,49 +173,74 @@ static void print_text(const struct aka_operator *op, const struct aka_runtime_p
            pins->requirements_file ? pins->requirements_file : "not pinned", pins->requirements.n);
 }
 
-static int print_json(const struct aka_operator *op, const struct aka_runtime_pins *pins)
+/* op NULL: the platform alone; p NULL: the operator alone. */
+static int print_json(const struct aka_operator *op, const struct aka_runtime_pins *pins,
+                      const struct aka_platform *p)
 {
-    json_t *doc = aka_operator_to_json(op);
+    json_t *doc = op ? aka_operator_to_json(op) : json_object();
     if (!doc) {
-        fprintf(stderr, "aka inspect: could not render %s as JSON\n", op->dir);
+        fprintf(stderr, "aka inspect: could not render %s as JSON\n", op ? op->dir : "it");
         return AKA_EXIT_FAILED;
     }
-    json_object_set_new(doc, "pins", aka_runtime_pins_to_json(pins));
+    if (op)
+        json_object_set_new(doc, "pins", aka_runtime_pins_to_json(pins));
+    if (p)
+        json_object_set_new(doc, "platform", aka_platform_to_json(p));
     json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
     printf("\n");
     json_decref(doc);
     return 0;
 }
 
-int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx)
+static int inspect_operator(const struct inspect_args *a, const struct aka_platform *p)
 {
     struct aka_err err = AKA_ERR_INIT;
     struct aka_operator op;
     struct aka_runtime_pins pins = {0};
-    const char *op_dir = NULL;
-    bool json = false, help = false;
-    int rc;
-
-    (void)ctx;
-    if (parse_args(argc, argv, &op_dir, &json, &help) < 0)
-        return AKA_EXIT_USAGE;
-    if (help) {
-        usage(stdout);
-        return 0;
-    }
-    if (aka_operator_load(op_dir, &op, &err) < 0)
+    int rc = 0;
+    if (aka_operator_load(a->op_dir, &op, &err) < 0)
         return aka_err_report(&err);
     if (aka_runtime_pins_from_env(&pins, &err) < 0) {
         aka_operator_release(&op);
         return aka_err_report(&err);
     }
-    if (json) {
-        rc = print_json(&op, &pins);
+    if (a->json) {
+        rc = print_json(&op, &pins, p);
     } else {
         print_text(&op, &pins);
-        rc = 0;
+        if (p)
+            print_platform(p);
     }
     aka_runtime_pins_release(&pins);
     aka_operator_release(&op);
     return rc;
+}
+
+int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct inspect_args a = {0};
+    struct aka_platform p;
+
+    (void)ctx;
+    if (parse_args(argc, argv, &a) < 0)
+        return AKA_EXIT_USAGE;
+    if (a.help) {
+        usage(stdout);
+        return 0;
+    }
+    if (a.arch && !a.platform) {
+        fprintf(stderr, "aka inspect: --arch: needs --platform\n");
+        return AKA_EXIT_USAGE;
+    }
+    if (!a.platform)
+        return inspect_operator(&a, NULL);
+    if (aka_platform_parse(a.platform, a.arch, &p, &err) < 0)
+        return aka_err_report(&err);
+    if (a.op_dir)
+        return inspect_operator(&a, &p);
+    if (a.json)
+        return print_json(NULL, NULL, &p);
+    print_platform(&p);
+    return 0;
 }

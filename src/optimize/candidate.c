@@ -130,6 +130,8 @@ void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct ak
     struct aka_platform p;
     struct aka_err ignored = AKA_ERR_INIT;
     memset(s, 0, sizeof(*s));
+    bool gpu =
+        aka_platform_parse(o->platform, o->arch, &p, &ignored) == 0 && p.vendor != AKA_VENDOR_CPU;
     aka_candidate_view_path(tree, &s->view);
     /* What no bind may reach: the canonical workspace and the original operator. */
     strvec_push(&s->deny, r->ws.buf);
@@ -147,10 +149,9 @@ void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct ak
         .read_only = (const char *const *)s->read_only.v,
         .writable = (const char *const *)s->writable.v,
         .deny = (const char *const *)s->deny.v,
-        /* The GPU the agent's own `aka eval` runs on (evaluate.c uses GPU 0 on NVIDIA). */
-        .gpu_count =
-            aka_platform_parse(o->platform, &p, &ignored) == 0 && p.kind == AKA_PLATFORM_NVIDIA ? 1
-                                                                                                : 0,
+        /* The GPU the agent's own `aka eval` runs on (evaluate.c uses GPU 0 of a GPU vendor). */
+        .gpu_count = gpu ? 1 : 0,
+        .gpu_vendor = p.vendor,
     };
 }
 

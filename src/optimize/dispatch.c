@@ -17,6 +17,7 @@
 #include "base/proctree.h"
 #include "bootstrap/bootstrap.h"
 #include "optimize/optimize.h"
+#include "platform/platform.h"
 #include "sandbox/evaluate.h"
 
 #include <pthread.h>
@@ -30,17 +31,21 @@
 /* SIGTERM → SIGKILL grace for the children's process trees on a stop signal. */
 #define DISPATCH_KILL_GRACE_MS 5000
 
-static const char *const nvidia_python[] = {"Triton", "CuteDSL", "Cuda", NULL};
 static const char *const only_c[] = {"C", NULL};
 static const char *const only_cuda[] = {"Cuda", NULL};
 
-static const char *const *frameworks_for(const struct aka_operator *op, bool cpu)
+/* Native operators have one language and run where it runs (C on the CPU, CUDA on NVIDIA);
+ * Python layouts run the platform's framework set on a GPU. */
+static const char *const *frameworks_for(const struct aka_operator *op,
+                                         const struct aka_platform *p)
 {
+    bool cpu = p->vendor == AKA_VENDOR_CPU;
     if (op->layout == AKA_LAYOUT_NATIVE) {
-        bool cuda = op->native.language == AKA_LANG_CUDA;
-        return cpu == !cuda ? (cuda ? only_cuda : only_c) : NULL;
+        if (op->native.language == AKA_LANG_CUDA)
+            return p->vendor == AKA_VENDOR_NVIDIA ? only_cuda : NULL;
+        return cpu ? only_c : NULL;
     }
-    return cpu ? NULL : nvidia_python;
+    return cpu ? NULL : aka_platform_frameworks(p);
 }
 
 int aka_optimize_frameworks(const struct aka_optimize_opts *o, struct strvec *out,
@@ -48,14 +53,14 @@ int aka_optimize_frameworks(const struct aka_optimize_opts *o, struct strvec *ou
 {
     struct aka_operator op;
     struct aka_platform p;
-    if (aka_platform_parse(o->platform, &p, err) < 0) {
+    if (aka_platform_parse(o->platform, o->arch, &p, err) < 0) {
         err->code = AKA_EXIT_USAGE;
         return -1;
     }
     if (aka_operator_load(o->op_dir, &op, err) < 0)
         return -1;
-    bool cpu = p.kind == AKA_PLATFORM_CPU;
-    const char *const *fws = frameworks_for(&op, cpu);
+    bool cpu = p.vendor == AKA_VENDOR_CPU;
+    const char *const *fws = frameworks_for(&op, &p);
     int rc = 0;
     if (!fws)
         rc = aka_err_set(err, AKA_EXIT_USAGE,
@@ -63,8 +68,9 @@ int aka_optimize_frameworks(const struct aka_optimize_opts *o, struct strvec *ou
                          "operator %s (%s)",
                          o->platform, aka_layout_name(op.layout), o->op_dir,
                          cpu ? "the CPU runs only C kernels of native operators"
-                             : "C kernels run only on --platform cpu");
-    for (size_t i = 0; rc == 0 && fws[i]; i++)
+                             : "native C kernels run only on --platform cpu, native CUDA only on "
+                               "NVIDIA");
+    for (size_t i = 0; rc == 0 && fws && fws[i]; i++)
         strvec_push(out, fws[i]);
     aka_operator_release(&op);
     return rc;

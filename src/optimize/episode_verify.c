@@ -119,6 +119,7 @@ static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o,
         .kernel = kernel,
         .framework = r->camp.framework,
         .platform = r->camp.platform,
+        .cuda_arch = r->camp.cuda_arch,
         .repo_root = r->env.repo_root,
         .multi_seed = 1,
         .timed_runs = -1,
@@ -278,7 +279,7 @@ struct abba {
     double *lat;
     struct strvec shapes;
     json_t *runs;
-    json_t *last_cand; /* memory doc of the last candidate run */
+    json_t *last_cand;       /* memory doc of the last candidate run */
     char first_failure[512]; /* why the first run that did not pass failed, "" if none did */
 };
 
@@ -408,8 +409,7 @@ static int verify_abba(struct aka_run *r, const struct aka_optimize_opts *o, str
                  "per-shape latencies%s%s",
                  a.first_failure[0] ? "; " : "", a.first_failure);
         reject(ep, why);
-    }
-    else if (rc == 0)
+    } else if (rc == 0)
         abba_decide(o, ep, &a);
     /* A pending Gluon conversion that did not win is accepted at parity; the ABBA point
      * estimate gives the latency ratio (improvement = incumbent/candidate - 1). */

@@ -16,6 +16,7 @@
 #include "bootstrap/bootstrap.h"
 #include "git/git.h"
 #include "optimize/optimize.h"
+#include "platform/platform.h"
 #include "workspace/workspace.h"
 
 #include <ctype.h>
@@ -124,12 +125,13 @@ static void entry_of(const struct pinned *p, const struct aka_finalize_summary *
     strbuf_release(&path);
 }
 
+/* SOL's target_hardware names the B200 (and only it) besides LOCAL: an exact product match,
+ * so a GB200 is not taken for one. */
 static bool is_b200(const char *platform)
 {
-    for (const char *q = platform; *q; q++)
-        if (strncasecmp(q, "b200", 4) == 0)
-            return true;
-    return false;
+    struct aka_platform p;
+    struct aka_err ignored = AKA_ERR_INIT;
+    return aka_platform_parse(platform, NULL, &p, &ignored) == 0 && strcmp(p.product, "b200") == 0;
 }
 
 static int definition_name(const char *ws, struct strbuf *name, struct aka_err *err)

@@ -173,7 +173,7 @@ struct aka_hw_peaks {
  * or a FLOP rate with a known unit); the first record per quantity wins. */
 bool aka_hw_peaks_add_record(struct aka_hw_peaks *p, const json_t *record);
 
-/* The peaks the GPU wiki knows for a platform ("cpu", "nvidia/h200", "nvidia/sm_90"):
+/* The peaks the GPU wiki knows for a platform (any platform.h name: "cpu", "H20", "sm_90"):
  * bundled, user and <workspace>/.aka-plugins records, most specific first. Never
  * fails: a wiki that cannot be opened leaves p empty with the reason in p->why. */
 void aka_hw_peaks_load(const char *repo_root, const char *workspace, const char *platform,

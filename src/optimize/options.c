@@ -47,7 +47,9 @@ static const struct flag flags[] = {
     {"--op-dir", OFF(op_dir), NULL, 0, 0, K_STR, 0, "DIR",
      "operator directory (aka native, Atrex-Bench or SOL-ExecBench layout); required"},
     {"--platform", OFF(platform), NULL, 0, 0, K_STR, 0, "P",
-     "target: cpu, nvidia/<gpu> or nvidia/sm_NN; names the workspace; required"},
+     "target: cpu, a product (H20, H200, MI308X, ...), sm_NN, gfxNNN, nvidia/<gpu>; "
+     "names the workspace; required; only cpu and H200 are validated on hardware, every "
+     "other platform is not validated on hardware (docs/platforms.md)"},
     {"--framework", OFF(framework), frameworks, 0, 0, K_CHOICE, 0, "F",
      "kernel framework; empty: one child campaign per framework the vendor supports"},
     {"--agent-cli", OFF(agent_cli), agents, 0, 0, K_CHOICE, 0, "CLI",
@@ -105,7 +107,8 @@ static const struct flag flags[] = {
     {"--workspace-suffix", OFF(workspace_suffix), NULL, 0, 0, K_STR, 0, "S",
      "internal (set by multi-framework dispatch); must already be a slug"},
     {"--arch", OFF(arch), NULL, 0, 0, K_STR, 0, "ARCH",
-     "runtime architecture (sm_NN or gfxNNN) instead of probing"},
+     "architecture (sm_NN, gfxNNN, zwm890p) instead of the platform table's; checked "
+     "against the vendor"},
     {"--notes", OFF(notes), NULL, 0, 0, K_STR, 0, "TEXT",
      "free-text constraints put into every brief (default none)"},
     {"--agent-sandbox", OFF(agent_sandbox), isolations, 0, 0, K_CHOICE, 0, "M",

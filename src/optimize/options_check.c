@@ -9,6 +9,7 @@
 #include "base/fs.h"
 #include "bootstrap/bootstrap.h"
 #include "optimize/optimize.h"
+#include "platform/platform.h"
 #include "sandbox/evaluate.h"
 
 #include <ctype.h>
@@ -122,19 +123,32 @@ static int check_allocation(const struct aka_optimize_opts *o, struct aka_err *e
     return 0;
 }
 
-/* The platform must be one the evaluator knows, and carry the framework's kernels. */
+/* A framework that belongs to another vendor's set (FlyDSL on NVIDIA, CuteDSL on AMD). */
+static bool other_vendors_framework(const struct aka_platform *p, const char *fw)
+{
+    for (int v = AKA_VENDOR_CPU; v <= AKA_VENDOR_PPU; v++) {
+        struct aka_platform other = {.vendor = (enum aka_vendor)v};
+        if (aka_platform_has_framework(&other, fw))
+            return !aka_platform_has_framework(p, fw);
+    }
+    return false;
+}
+
+/* The platform and --arch must parse (platform.h), and the platform carry the framework. */
 static int check_target(const struct aka_optimize_opts *o, struct aka_err *err)
 {
     struct aka_platform p;
-    struct aka_err perr = AKA_ERR_INIT;
-    if (aka_platform_parse(o->platform, &p, &perr) < 0)
-        return aka_err_set(err, AKA_EXIT_USAGE, "--platform: %s", perr.msg);
+    if (aka_platform_parse(o->platform, o->arch, &p, err) < 0)
+        return -1;
     const char *fw = o->framework;
-    if (p.kind == AKA_PLATFORM_CPU && *fw && strcmp(fw, "C") != 0)
+    if (p.vendor == AKA_VENDOR_CPU && *fw && strcmp(fw, "C") != 0)
         return usage(err, "--framework %s: --platform cpu runs only C kernels", fw);
-    if (p.kind != AKA_PLATFORM_CPU && strcmp(fw, "C") == 0)
+    if (p.vendor != AKA_VENDOR_CPU && strcmp(fw, "C") == 0)
         return usage(err, "--framework C: C kernels run on --platform cpu; got --platform %s",
                      o->platform);
+    if (*fw && other_vendors_framework(&p, fw))
+        return usage(err, "--framework %s: not a framework of --platform %s (%s runs %s)", fw,
+                     o->platform, aka_vendor_label(p.vendor), aka_platform_frameworks_text(&p));
     return 0;
 }
 
@@ -143,7 +157,7 @@ static int check_required(const struct aka_optimize_opts *o, struct aka_err *err
     if (!o->op_dir || !*o->op_dir)
         return usage(err, "--op-dir: required (the operator directory)");
     if (!o->platform || !*o->platform)
-        return usage(err, "--platform: required (cpu, nvidia/<gpu>, nvidia/sm_NN)");
+        return usage(err, "--platform: required (%s)", aka_platform_forms());
     if (o->goal && !*o->goal)
         return usage(err, "--goal: expected a non-empty text");
     if (*o->workspace_suffix) {

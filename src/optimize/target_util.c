@@ -11,6 +11,7 @@
 #include "contracts/operator.h"
 #include "contracts/records.h"
 #include "optimize/optimize.h"
+#include "platform/platform.h"
 #include "sandbox/evaluate.h"
 #include "wiki/wiki.h"
 
@@ -120,20 +121,19 @@ struct scope {
 static void platform_scope(const struct aka_platform *pl, struct scope *s, char chip[48])
 {
     memset(s, 0, sizeof(*s));
-    if (pl->kind == AKA_PLATFORM_CPU) {
+    if (pl->vendor == AKA_VENDOR_CPU) {
         s->vendor = "cpu";
 #if defined(__x86_64__)
         s->chip = "x86-cpu"; /* the wiki's one x86-64 host chip */
 #endif
         return;
     }
-    s->vendor = "nvidia";
-    const char *model = strchr(pl->name, '/') + 1;
-    if (strncmp(model, "sm_", 3) == 0) {
-        s->arch = pl->cuda_arch;
-    } else {
-        snprintf(chip, 48, "%s", model);
+    s->vendor = aka_vendor_name(pl->vendor);
+    if (pl->product[0]) {
+        snprintf(chip, 48, "%s", pl->product);
         s->chip = chip;
+    } else {
+        s->arch = pl->arch;
     }
 }
 
@@ -168,7 +168,7 @@ void aka_hw_peaks_load(const char *repo_root, const char *workspace, const char 
     char chip[48] = "";
     memset(p, 0, sizeof(*p));
     aka_wiki_result_init(&res);
-    if (aka_platform_parse(platform, &pl, &err) == 0) {
+    if (aka_platform_parse(platform, NULL, &pl, &err) == 0) {
         platform_scope(&pl, &s, chip);
         struct aka_wiki_query q = {.vendor = s.vendor,
                                    .arch = s.arch,

@@ -172,62 +172,42 @@ void sbx_add_system(struct strvec *a, const char *ctl, bool net)
     strbuf_release(&path);
 }
 
-/* How many /dev/nvidia<N> nodes this host has: what an impossible request is told. */
-static int gpu_nodes(void)
+/* The device nodes of the job's GPUs, as its platform names them. */
+static int job_nodes(const struct aka_sandbox_job *job, struct aka_dev_nodes *nodes,
+                     struct aka_err *err)
 {
-    struct strvec names = STRVEC_INIT;
-    struct aka_err ignored = AKA_ERR_INIT;
-    int n = 0;
-    if (aka_list_dir("/dev", &names, &ignored) == 0)
-        for (size_t i = 0; i < names.n; i++) {
-            const char *d = names.v[i] + 6;
-            n += !strncmp(names.v[i], "nvidia", 6) && *d && strspn(d, "0123456789") == strlen(d);
-        }
-    strvec_clear(&names);
-    return n;
+    int ids[AKA_SBX_MAX_GPUS] = {0}; /* zeroed: gcc -O2 cannot see that sbx_gpu_ids fills n */
+    size_t n = 0;
+    if (sbx_gpu_ids(job, ids, &n, err) < 0)
+        return -1;
+    return aka_platform_dev_nodes(job->gpu_vendor, ids, n, nodes, err);
 }
 
 int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err)
 {
-    int ids[AKA_SBX_MAX_GPUS] = {0}; /* zeroed: gcc -O2 cannot see that sbx_gpu_ids fills n */
-    size_t n = 0;
-    char node[32];
-
-    if (sbx_gpu_ids(job, ids, &n, err) < 0)
+    struct aka_dev_nodes nodes;
+    if (job_nodes(job, &nodes, err) < 0)
         return -1;
-    if (n && !aka_exists("/dev/nvidiactl"))
-        return aka_err_set(err, AKA_EXIT_ENV,
-                           "%zu GPU(s) requested but /dev/nvidiactl does not exist on this host "
-                           "(no NVIDIA driver)",
-                           n);
-    for (size_t i = 0; i < n; i++) {
-        snprintf(node, sizeof(node), "/dev/nvidia%d", ids[i]);
-        if (!aka_exists(node))
-            return aka_err_set(err, AKA_EXIT_ENV,
-                               "%zu GPU(s) requested but GPU %d (%s) does not exist: this host "
-                               "has %d GPU device node(s)",
-                               n, ids[i], node, gpu_nodes());
-    }
-    return 0;
+    return aka_platform_check_nodes(job->gpu_vendor, job->dev_root, &nodes, err);
 }
 
+/* Exactly the assigned GPUs' nodes and their vendor's shared ones: no other GPU is visible. */
 int sbx_add_gpus(const struct aka_sandbox_job *job, struct strvec *a, struct aka_err *err)
 {
-    int ids[AKA_SBX_MAX_GPUS] = {0};
-    size_t n = 0;
-    char node[32];
+    struct aka_dev_nodes nodes;
+    struct strbuf host = STRBUF_INIT, inside = STRBUF_INIT;
 
-    if (sbx_check_gpus(job, err) < 0 || sbx_gpu_ids(job, ids, &n, err) < 0)
+    if (sbx_check_gpus(job, err) < 0 || job_nodes(job, &nodes, err) < 0)
         return -1;
-    if (n == 0)
+    if (nodes.n == 0)
         return 0;
-    push3(a, "--dev-bind", "/dev/nvidiactl", "/dev/nvidiactl");
-    push3(a, "--dev-bind-try", "/dev/nvidia-uvm", "/dev/nvidia-uvm");
-    push3(a, "--dev-bind-try", "/dev/nvidia-uvm-tools", "/dev/nvidia-uvm-tools");
-    for (size_t i = 0; i < n; i++) {
-        snprintf(node, sizeof(node), "/dev/nvidia%d", ids[i]);
-        push3(a, "--dev-bind", node, node);
+    for (size_t i = 0; i < nodes.n; i++) {
+        aka_path_join(&host, job->dev_root ? job->dev_root : "/dev", nodes.v[i].name);
+        aka_path_join(&inside, "/dev", nodes.v[i].name);
+        push3(a, nodes.v[i].required ? "--dev-bind" : "--dev-bind-try", host.buf, inside.buf);
     }
+    strbuf_release(&host);
+    strbuf_release(&inside);
     /* The driver's user-space libraries read PCI topology from sysfs. */
     push3(a, "--ro-bind", "/sys", "/sys");
     return 0;

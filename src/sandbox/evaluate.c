@@ -37,13 +37,7 @@
 /* Diagnostics keep the head of the compiler's output: the first errors are the causes. */
 #define DIAG_MAX 4000
 
-/* ---- platforms and frameworks ------------------------------------------------------------ */
-
-static const struct {
-    const char *gpu, *arch;
-} nvidia_gpus[] = {{"a100", "sm_80"},  {"l40s", "sm_89"},   {"h100", "sm_90"},
-                   {"h200", "sm_90"},  {"h20", "sm_90"},    {"gh200", "sm_90"},
-                   {"b200", "sm_100"}, {"gb200", "sm_100"}, {NULL, NULL}};
+/* ---- frameworks ------------------------------------------------------------ */
 
 /* PyTorch: a plain PyTorch candidate for the PyTorch layouts (the reference itself, V0). */
 static const char *const frameworks[] = {"C",        "Cuda",   "Triton",  "Gluon", "CuteDSL",
@@ -55,47 +49,6 @@ const char *aka_eval_framework(const char *s)
         if (strcasecmp(s, frameworks[i]) == 0)
             return frameworks[i];
     return NULL;
-}
-
-/* "sm_" followed by two or three digits. */
-static bool is_sm_arch(const char *s)
-{
-    size_t n = strlen(s);
-    if (strncmp(s, "sm_", 3) != 0 || n < 5 || n > 7)
-        return false;
-    for (size_t i = 3; i < n; i++)
-        if (!(s[i] >= '0' && s[i] <= '9') && !(i == n - 1 && (s[i] == 'a' || s[i] == 'f')))
-            return false;
-    return true;
-}
-
-int aka_platform_parse(const char *s, struct aka_platform *out, struct aka_err *err)
-{
-    char low[48] = {0};
-    size_t n = s ? strlen(s) : 0;
-    memset(out, 0, sizeof(*out));
-    for (size_t i = 0; i < n && i + 1 < sizeof(low); i++)
-        low[i] = (char)tolower((unsigned char)s[i]);
-    low[n < sizeof(low) ? n : sizeof(low) - 1] = '\0';
-    if (strcmp(low, "cpu") == 0) {
-        snprintf(out->name, sizeof(out->name), "cpu");
-        return 0;
-    }
-    const char *gpu = strncmp(low, "nvidia/", 7) == 0 ? low + 7 : NULL;
-    for (int i = 0; gpu && nvidia_gpus[i].gpu; i++)
-        if (strcmp(gpu, nvidia_gpus[i].gpu) == 0)
-            snprintf(out->cuda_arch, sizeof(out->cuda_arch), "%s", nvidia_gpus[i].arch);
-    /* is_sm_arch bounds the length, but the compiler cannot see that: use %.15s. */
-    if (gpu && !out->cuda_arch[0] && is_sm_arch(gpu))
-        snprintf(out->cuda_arch, sizeof(out->cuda_arch), "%.15s", gpu);
-    if (!out->cuda_arch[0])
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--platform: expected cpu, nvidia/<gpu> (a100, l40s, h100, h200, "
-                           "h20, gh200, b200, gb200) or nvidia/sm_<NN>; got '%s'",
-                           s ? s : "");
-    out->kind = AKA_PLATFORM_NVIDIA;
-    snprintf(out->name, sizeof(out->name), "%s", low);
-    return 0;
 }
 
 /* ---- small helpers ----------------------------------------------------------------------- */
@@ -326,7 +279,7 @@ static int check_combination(struct eval_ctx *c, struct aka_err *err)
                            "--framework %s: %s is a native %s operator; its kernels are "
                            "--framework %s",
                            fw, dir, c->cuda ? "CUDA" : "C", c->cuda ? "Cuda" : "C");
-    if (c->cuda != (c->plat.kind == AKA_PLATFORM_NVIDIA))
+    if (c->cuda != (c->plat.vendor == AKA_VENDOR_NVIDIA))
         return aka_err_set(err, AKA_EXIT_USAGE, "--platform %s: %s is a native %s operator; use %s",
                            c->plat.name, dir, c->cuda ? "CUDA" : "C",
                            c->cuda ? "--platform nvidia/<gpu>" : "--platform cpu");
@@ -501,7 +454,7 @@ static int native_job(struct eval_ctx *c, struct aka_err *err)
     strvec_push(a, "bash");
     strvec_push(a, "run_native.sh");
     strvec_push(a, c->cuda ? "cuda" : "c");
-    strvec_push(a, c->cuda ? c->plat.cuda_arch : "-");
+    strvec_push(a, c->cuda ? c->plat.arch : "-");
     strvec_push(a, c->op.native.entry);
     strvec_push(a, c->op.native.reference_entry);
     strvec_push(a, "--");
@@ -562,7 +515,7 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
                           "--framework",
                           c->framework,
                           "--device",
-                          c->plat.kind == AKA_PLATFORM_CPU ? "cpu" : "cuda",
+                          c->plat.vendor == AKA_VENDOR_CPU ? "cpu" : "cuda",
                           "--eval-id",
                           c->eval_id,
                           NULL};
@@ -578,7 +531,8 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
     if (c->op.layout == AKA_LAYOUT_SOL && aka_is_file(sol.buf))
         strvec_push(a, "--solution=op/solution.json");
     strbuf_release(&sol);
-    c->job.gpu_count = c->plat.kind == AKA_PLATFORM_NVIDIA ? 1 : 0;
+    c->job.gpu_count = c->plat.vendor != AKA_VENDOR_CPU ? 1 : 0;
+    c->job.gpu_vendor = c->plat.vendor;
     return 0;
 }
 
@@ -870,13 +824,8 @@ static int check_request(const struct aka_eval_request *req, struct eval_ctx *c,
                            "--framework: expected C, Cuda, Triton, Gluon, CuteDSL, TileLang, "
                            "FlyDSL or PyTorch; got '%s'",
                            req->framework);
-    if (aka_platform_parse(req->platform, &c->plat, err) < 0)
+    if (aka_platform_parse(req->platform, req->cuda_arch, &c->plat, err) < 0)
         return -1;
-    if (req->cuda_arch && !is_sm_arch(req->cuda_arch))
-        return aka_err_set(err, AKA_EXIT_USAGE, "--cuda-arch: expected sm_<NN>; got '%s'",
-                           req->cuda_arch);
-    if (req->cuda_arch)
-        snprintf(c->plat.cuda_arch, sizeof(c->plat.cuda_arch), "%s", req->cuda_arch);
     if (req->multi_seed > 1000 || req->timed_runs > 100000 || req->warmup > 100000)
         return aka_err_set(
             err, AKA_EXIT_USAGE,

@@ -22,10 +22,9 @@
  * are not the candidate's become errors: a bad operator, flag or reference
  * (code 2), a machine that cannot run the job (code 75).
  *
- * Platforms (docs/evaluator.md): "cpu"; "nvidia/<gpu>" for a100 (sm_80), l40s
- * (sm_89), h100, h200, h20, gh200 (sm_90), b200, gb200 (sm_100); "nvidia/sm_NN"
- * for any other NVIDIA architecture. The platform picks the device the job gets
- * and nvcc's -arch; `cuda_arch` overrides the latter.
+ * Platforms: any name platform/platform.h accepts (docs/platforms.md). The
+ * platform picks the device nodes the job gets and nvcc's -arch; `cuda_arch`
+ * (--arch) overrides the latter and is checked against the platform's vendor.
  */
 #ifndef AKA_SANDBOX_EVALUATE_H
 #define AKA_SANDBOX_EVALUATE_H
@@ -36,23 +35,13 @@
 #include "base/vec.h"
 #include "contracts/operator.h"
 #include "contracts/records.h"
+#include "platform/platform.h"
 #include "sandbox/sandbox.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 
-/* ---- platforms and frameworks ---------------------------------------------------------- */
-
-enum aka_platform_kind { AKA_PLATFORM_CPU = 0, AKA_PLATFORM_NVIDIA };
-
-struct aka_platform {
-    enum aka_platform_kind kind;
-    char name[48];      /* canonical spelling: "cpu", "nvidia/h200", "nvidia/sm_90" */
-    char cuda_arch[16]; /* "sm_90" on NVIDIA, "" on the CPU */
-};
-
-/* Parse a platform name (case-insensitive); code 2 naming the accepted ones. */
-int aka_platform_parse(const char *s, struct aka_platform *out, struct aka_err *err);
+/* ---- frameworks ------------------------------------------------------------------------ */
 
 /* The canonical framework name ("C", "Cuda", "Triton", "Gluon", "CuteDSL",
  * "TileLang", "FlyDSL", "PyTorch") for s, matched case-insensitively; NULL when
@@ -74,7 +63,7 @@ struct aka_eval_request {
     int warmup;                     /* < 0: the harness's default (C 3, CUDA 10, Python 10) */
     const struct strvec *tune;      /* NULL or "NAME=VALUE" knobs (native only) */
     enum aka_sandbox_isolation isolation;
-    const char *cuda_arch;   /* NULL: the platform's */
+    const char *cuda_arch;   /* --arch; NULL: the platform's */
     long timeout_s;          /* <= 0: AKA_SBX_DEFAULT_TIMEOUT_S */
     const char *sandbox_tmp; /* NULL: $TMPDIR, else /tmp */
     long long llc_bytes;     /* <= 0: read from this host's sysfs (native C) */

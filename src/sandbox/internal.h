@@ -108,8 +108,8 @@ int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const c
                    struct aka_err *err);
 /* GPU device indices of the job (explicit ids or 0..count-1); -1 with err when too many. */
 int sbx_gpu_ids(const struct aka_sandbox_job *job, int *ids, size_t *n, struct aka_err *err);
-/* The job's GPUs exist on this host (driver node and every /dev/nvidia<N>): else code 75
- * naming the missing node and how many the host has. Checked for isolation none too. */
+/* The job's GPUs exist on this host (the platform's required nodes, platform.h): else code 75
+ * naming the missing node. Checked for isolation none too. */
 int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err);
 
 /* ---- artifacts.c ---- */

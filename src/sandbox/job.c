@@ -39,6 +39,7 @@ void aka_sandbox_job_init(struct aka_sandbox_job *job, enum aka_sandbox_kind kin
     job->max_artifact_bytes = AKA_SBX_MAX_ARTIFACT_BYTES;
     job->max_artifact_total = AKA_SBX_MAX_ARTIFACT_TOTAL;
     job->pids_max = AKA_SBX_DEFAULT_PIDS_MAX;
+    job->gpu_vendor = AKA_VENDOR_NVIDIA;
 }
 
 void aka_sandbox_job_release(struct aka_sandbox_job *job)

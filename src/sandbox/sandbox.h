@@ -27,6 +27,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "platform/platform.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -86,6 +87,8 @@ struct aka_sandbox_job {
     int gpu_count;
     int gpu_ids[AKA_SBX_MAX_GPUS]; /* physical indices; when n_gpu_ids == 0: 0..gpu_count-1 */
     size_t n_gpu_ids;
+    enum aka_vendor gpu_vendor; /* whose device nodes the GPUs are (platform.h); init: NVIDIA */
+    const char *dev_root;       /* where the host's device nodes are; NULL: /dev (tests: fakes) */
     char *artifact_dir;    /* where artifacts land (created when missing); NULL: none come back */
     bool in_agent_sandbox; /* started by an agent's `aka eval` inside the agent sandbox: when a
                               fresh /proc cannot be mounted there, the sandbox's is bound */
@@ -262,7 +265,8 @@ struct aka_sandbox_view_path {
 struct aka_sandbox_view {
     VEC(struct aka_sandbox_view_path) paths;
     bool share_net;
-    int gpu_count; /* /dev/nvidia0..N-1, /dev/nvidiactl, the uvm nodes and /sys read-only */
+    int gpu_count; /* GPUs 0..N-1: their nodes (platform.h), the vendor's shared ones, /sys ro */
+    enum aka_vendor gpu_vendor; /* init: NVIDIA */
     char *chdir;
 };
 

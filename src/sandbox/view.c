@@ -23,6 +23,7 @@
 void aka_sandbox_view_init(struct aka_sandbox_view *v)
 {
     memset(v, 0, sizeof(*v));
+    v->gpu_vendor = AKA_VENDOR_NVIDIA;
 }
 
 void aka_sandbox_view_release(struct aka_sandbox_view *v)
@@ -146,6 +147,7 @@ static int add_gpus(const struct aka_sandbox_view *v, struct strvec *a, struct a
     struct aka_sandbox_job job; /* the GPU part of a job's argv, for the same nodes */
     aka_sandbox_job_init(&job, AKA_SBX_RUN);
     job.gpu_count = v->gpu_count;
+    job.gpu_vendor = v->gpu_vendor;
     int rc = sbx_add_gpus(&job, a, err);
     aka_sandbox_job_release(&job);
     return rc;

@@ -45,16 +45,20 @@ json_t *aka_campaign_to_json(const struct aka_campaign *c, struct aka_err *err)
     if (!assets)
         return NULL;
     aka_record_now(now);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}, s:o, s:s, "
-                     "s:s, s:o}",
-                     "schema", AKA_CAMPAIGN_SCHEMA, "mode", c->mode, "framework", c->framework,
-                     "platform", c->platform, "agent", c->agent, "op_dir", c->op_dir, "op_name",
-                     c->op_name, "layout", c->layout, "kernel", c->kernel, "sandbox_isolation",
-                     c->sandbox_isolation, "agent_sandbox",
-                     c->agent_sandbox ? c->agent_sandbox : "bwrap", "contracts", "benchmark",
-                     aka_benchmark_contract_to_json(c->contract), "runtime_pins",
-                     aka_runtime_pins_to_json(c->pins), "created_at", now, "operator_snapshot",
-                     aka_ws_rel(AKA_WS_OPERATOR), "assets", assets);
+    json_t *doc = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}, s:o, s:s, "
+        "s:s, s:o}",
+        "schema", AKA_CAMPAIGN_SCHEMA, "mode", c->mode, "framework", c->framework, "platform",
+        c->platform, "agent", c->agent, "op_dir", c->op_dir, "op_name", c->op_name, "layout",
+        c->layout, "kernel", c->kernel, "sandbox_isolation", c->sandbox_isolation, "agent_sandbox",
+        c->agent_sandbox ? c->agent_sandbox : "bwrap", "contracts", "benchmark",
+        aka_benchmark_contract_to_json(c->contract), "runtime_pins",
+        aka_runtime_pins_to_json(c->pins), "created_at", now, "operator_snapshot",
+        aka_ws_rel(AKA_WS_OPERATOR), "assets", assets);
+    /* Only when given: a campaign without --arch keeps the document it always had. */
+    if (doc && c->cuda_arch && *c->cuda_arch)
+        json_object_set_new(doc, "cuda_arch", json_string(c->cuda_arch));
+    return doc;
 }
 
 static void render(const json_t *v, struct strbuf *out)

@@ -130,6 +130,7 @@ struct aka_campaign {
     const char *mode;      /* leaderboard | production */
     const char *framework; /* canonical: C, Cuda, Triton, ... */
     const char *platform;  /* as given to --platform */
+    const char *cuda_arch; /* --arch (sm_NN, gfxNNN, zwm890p); NULL or "": the platform's */
     const char *agent;     /* --agent-cli */
     const char *op_dir;    /* absolute path of the original operator directory */
     const char *op_name;

@@ -3,10 +3,10 @@
 # per framework the platform supports for the operator (DESIGN §4.1).
 #   a. cpu + native C operator: exactly the C child runs, to completion (exit 0),
 #      in its own workspace, with its output in <workspace>.log and one outcome line.
-#   b. nvidia + SOL operator: three children (Triton, CuteDSL, Cuda), each with its
+#   b. nvidia + SOL operator: four children (Triton, CuteDSL, Cuda, TileLang), each with its
 #      own workspace. On this CPU-only host each child's V0 fails (no CUDA device):
 #      every child still runs and reports, and the parent exits with the worst status.
-#   c. the same three children made long-running: `git` on PATH is a stand-in that
+#   c. the same four children made long-running: `git` on PATH is a stand-in that
 #      hangs (it stands for any stuck step of a child; the real git is never reached)
 #      and also leaves a process in a session of its own, as an agent does. SIGTERM
 #      to the parent ends every process of every child's tree: afterwards no process
@@ -45,24 +45,24 @@ grep -q "dispatch: C: exit 0: campaign stopped: budget: max-iters" "$TMP/err" ||
 grep -q "V0 recorded" "$TMP/a/kernel_opt_vector_add_c_cpu.log" || fail "a: log"
 echo "ok: a. cpu dispatch runs exactly the C child to completion"
 
-# b. nvidia + SOL: three children, each fails here (no GPU), none stops another
+# b. nvidia + SOL: four children, each fails here (no GPU), none stops another
 mkdir -p "$TMP/b"
 rc=0
 "$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platform nvidia/h200 --agent-cli builtin \
   --workspace "$TMP/b" --sandbox-isolation "$ISO" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || rc=$?
-for fw in Triton CuteDSL Cuda; do
+for fw in Triton CuteDSL Cuda TileLang; do
   slug=$(echo "$fw" | tr A-Z a-z)
   grep -q "dispatch: $fw: exit [0-9]*: " "$TMP/err" || fail "b: no outcome for $fw: $(cat "$TMP/err")"
   ws=$TMP/b/kernel_opt_rope_neox_h8_d128_${slug}_nvidia_h200
   [ -s "$ws.log" ] && [ -f "$ws/.aka/campaign.json" ] || fail "b: no workspace/log for $fw: $(ls "$TMP/b")"
   grep -q "\"framework\": \"$fw\"" "$ws/.aka/campaign.json" || fail "b: $fw campaign.json"
 done
-[ "$(grep -c ': exit [0-9]*: ' "$TMP/err")" = 3 ] || fail "b: not three outcomes"
+[ "$(grep -c ': exit [0-9]*: ' "$TMP/err")" = 4 ] || fail "b: not four outcomes"
 worst=$(grep -o ': exit [0-9]*: ' "$TMP/err" | grep -o '[0-9]*' | sort -n | tail -1)
 [ "$rc" = "$worst" ] || fail "b: parent exit $rc, worst child $worst"
-echo "ok: b. nvidia dispatch runs Triton, CuteDSL and Cuda; exit $rc = the worst child"
+echo "ok: b. nvidia dispatch runs Triton, CuteDSL, Cuda and TileLang; exit $rc = the worst child"
 
-# c. SIGTERM to the parent while three children are busy: nothing survives
+# c. SIGTERM to the parent while four children are busy: nothing survives
 mkdir -p "$TMP/bin" "$TMP/pids" "$TMP/c"
 cat >"$TMP/bin/git" <<SH
 #!/bin/bash
@@ -76,8 +76,8 @@ PATH="$TMP/bin:$PATH" "$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platfo
   --agent-cli builtin --workspace "$TMP/c" --sandbox-isolation "$ISO" --max-iters 0 \
   >"$TMP/out" 2>"$TMP/err" &
 parent=$!
-for _ in $(seq 300); do [ "$(ls "$TMP/pids" | wc -l)" -ge 3 ] && break; sleep 0.1; done
-[ "$(ls "$TMP/pids" | wc -l)" = 3 ] || fail "c: the three children did not all start: $(cat "$TMP/err")"
+for _ in $(seq 300); do [ "$(ls "$TMP/pids" | wc -l)" -ge 4 ] && break; sleep 0.1; done
+[ "$(ls "$TMP/pids" | wc -l)" = 4 ] || fail "c: the four children did not all start: $(cat "$TMP/err")"
 # Every process of the parent's tree, before the signal, as pid:start-time (so that a
 # pid reused by an unrelated process afterwards is not mistaken for a survivor).
 cat >"$TMP/tree.py" <<'PY'
@@ -121,7 +121,7 @@ parent=
 grep -q "stopping every child campaign" "$TMP/err" || fail "c: no stop line: $(cat "$TMP/err")"
 alive=$(python3 "$TMP/tree.py" alive $tree)
 [ -z "$alive" ] || fail "c: processes survived the stop:$alive"
-echo "ok: c. SIGTERM ends all $(wc -w <<<"$tree") processes of the three children's trees; exit 143"
+echo "ok: c. SIGTERM ends all $(wc -w <<<"$tree") processes of the four children's trees; exit 143"
 
 # d. no framework for the target: usage error, nothing written
 mkdir -p "$TMP/d"

@@ -193,6 +193,7 @@ static void t_gpu_only_when_asked(void **state)
     (void)state;
     prepare(&r, "builtin");
     r.c.gpu_count = 1;
+    r.c.gpu_vendor = AKA_VENDOR_NVIDIA;
     int rc = confine(&r, &err);
     if (aka_exists("/dev/nvidiactl")) {
         assert_int_equal(rc, 0);

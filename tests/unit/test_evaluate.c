@@ -360,23 +360,10 @@ static void t_interpret_not_the_candidate(void **state)
 /* ---- names and records ------------------------------------------------------------------------
  */
 
+/* Platform names: tests/unit/test_platform.c. */
 static void t_platforms_and_frameworks(void **state)
 {
-    struct aka_platform p;
-    struct aka_err err = AKA_ERR_INIT;
     (void)state;
-    assert_int_equal(aka_platform_parse("cpu", &p, &err), 0);
-    assert_int_equal(p.kind, AKA_PLATFORM_CPU);
-    assert_int_equal(aka_platform_parse("NVIDIA/H200", &p, &err), 0);
-    assert_string_equal(p.name, "nvidia/h200");
-    assert_string_equal(p.cuda_arch, "sm_90");
-    assert_int_equal(aka_platform_parse("nvidia/b200", &p, &err), 0);
-    assert_string_equal(p.cuda_arch, "sm_100");
-    assert_int_equal(aka_platform_parse("nvidia/sm_89", &p, &err), 0);
-    assert_string_equal(p.cuda_arch, "sm_89");
-    assert_int_equal(aka_platform_parse("amd/mi300x", &p, &err), -1);
-    assert_int_equal(err.code, AKA_EXIT_USAGE);
-    assert_int_equal(aka_platform_parse("nvidia/sm_9x", &p, &err), -1);
     assert_string_equal(aka_eval_framework("cuda"), "Cuda");
     assert_string_equal(aka_eval_framework("TRITON"), "Triton");
     assert_null(aka_eval_framework("rust"));

@@ -82,6 +82,9 @@ static void commit_all(const char *ws)
     aka_git_close(&g);
 }
 
+/* The platform make_ws writes into campaign.json. */
+static const char *ws_platform = "nvidia/b200";
+
 /* A workspace as a campaign leaves it: campaign.json, inputs, kernel, V0 and V1 records. */
 static void make_ws(char *ws, size_t n, const char *name, const char *layout)
 {
@@ -94,8 +97,8 @@ static void make_ws(char *ws, size_t n, const char *name, const char *layout)
     assert_int_equal(aka_mkdir_p(p, 0755, &err), 0);
     snprintf(p, sizeof(p),
              "{\"schema\": \"aka.campaign.v1\", \"layout\": \"%s\", \"framework\": \"%s\", "
-             "\"platform\": \"nvidia/b200\", \"kernel\": \"%s\", \"op_dir\": \"%s/no-such-op\"}",
-             layout, strcmp(layout, "sol") == 0 ? "Triton" : "C",
+             "\"platform\": \"%s\", \"kernel\": \"%s\", \"op_dir\": \"%s/no-such-op\"}",
+             layout, strcmp(layout, "sol") == 0 ? "Triton" : "C", ws_platform,
              strcmp(layout, "sol") == 0 ? "kernel.py" : "kernel.c", aka_scratch_dir());
     put(ws, ".aka/campaign.json", p);
     if (strcmp(layout, "sol") == 0) {
@@ -124,6 +127,31 @@ static bool exists_in(const char *ws, const char *rel)
     char p[1024];
     path_in(p, sizeof(p), ws, rel);
     return aka_exists(p);
+}
+
+/* SOL's target_hardware names B200 for a B200 only: a GB200 (which contains "b200") is LOCAL. */
+static void sol_target_hardware_exact(void **state)
+{
+    static const struct {
+        const char *platform;
+        size_t n;
+    } cases[] = {{"B200", 2}, {"nvidia/gb200", 1}, {"GB200", 1}, {"H20", 1}};
+    char ws[512], name[64];
+    struct aka_finalize_summary s;
+    struct aka_err err = AKA_ERR_INIT;
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ws_platform = cases[i].platform;
+        snprintf(name, sizeof(name), "sol-hw-%zu", i);
+        make_ws(ws, sizeof(ws), name, "sol");
+        assert_int_equal(aka_optimize_finalize(ws, &s, &err), 0);
+        json_t *doc = load(ws, "solution.json");
+        json_t *hw = json_object_get(json_object_get(doc, "spec"), "target_hardware");
+        if (json_array_size(hw) != cases[i].n)
+            fail_msg("%s: %zu target_hardware entries", cases[i].platform, json_array_size(hw));
+        json_decref(doc);
+    }
+    ws_platform = "nvidia/b200";
 }
 
 static void sol_submission_written(void **state)
@@ -267,10 +295,10 @@ static void no_campaign_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(sol_submission_written), cmocka_unit_test(sol_v0_incumbent),
-        cmocka_unit_test(sol_missing_kernel),     cmocka_unit_test(sol_unreadable_definition),
-        cmocka_unit_test(sol_not_validated),      cmocka_unit_test(native_summary_only),
-        cmocka_unit_test(no_campaign_json),
+        cmocka_unit_test(sol_submission_written),    cmocka_unit_test(sol_target_hardware_exact),
+        cmocka_unit_test(sol_v0_incumbent),          cmocka_unit_test(sol_missing_kernel),
+        cmocka_unit_test(sol_unreadable_definition), cmocka_unit_test(sol_not_validated),
+        cmocka_unit_test(native_summary_only),       cmocka_unit_test(no_campaign_json),
     };
     return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
 }

@@ -80,7 +80,7 @@ static const struct ok_case ok_cases[] = {
     {{"--production-review-timeout", "10"}, "--production-review-timeout"},
     {{"--workspace", "/tmp/x"}, "--workspace"},
     {{"--workspace-suffix", "c_cpu"}, "--workspace-suffix"},
-    {{"--arch", "sm_90"}, "--arch"},
+    {{"--platform", "H20", "--arch", "sm_90"}, "--arch"},
     {{"--notes", "keep it simple"}, "--notes"},
     {{"--sandbox-isolation", "none"}, "--sandbox-isolation"},
     {{"--agent-sandbox", "none"}, "--agent-sandbox"},
