@@ -49,9 +49,7 @@ void hx_log(const char *fmt, ...)
 
 double hx_now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+    return hp_now_us();
 }
 
 /*

@@ -12,7 +12,7 @@
  * between two such readings is every CPU cycle the runner spent on one request,
  * wherever it hid them: before answering ready, after reporting done, or in a
  * signal handler between requests. An honest runner sleeps between requests
- * and spins at most RN_GO_SPIN_US waiting for go, so that CPU time exceeds the
+ * and spins at most HP_GO_SPIN_US waiting for go, so that CPU time exceeds the
  * window by a few microseconds only. The thread count comes from the /proc read.
  *
  * How many microseconds is "a few" depends on the machine and the moment (waking a
@@ -47,11 +47,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SPIN_US           5000.0
-#define PINGER_GO_SPIN_US 20.0   /* as RN_GO_SPIN_US in runner_loop.c */
-#define DOZE_MIN_US       1000.0 /* calls expected shorter than this are spun on from the start */
-#define DOZE_MARGIN_US    200.0
-#define SLEEP_SLICE_NS    10000000L
+#define SPIN_US        5000.0
+#define DOZE_MIN_US    1000.0 /* calls expected shorter than this are spun on from the start */
+#define DOZE_MARGIN_US 200.0
+#define SLEEP_SLICE_NS 10000000L
 
 /* ---- start and stop ---- */
 
@@ -96,21 +95,6 @@ int hx_runner_grow(hx_runner *r, size_t bytes)
     return ftruncate(r->memfd, (off_t)bytes) == 0 ? map_runner(r, bytes) : -1;
 }
 
-/* Wait in the pinger until w holds n: spin up to spin_us, then sleep on the futex. */
-static void pinger_wait(hp_word *w, uint32_t n, double spin_us)
-{
-    uint32_t v;
-    for (double t0 = hx_now_us(); spin_us > 0 && hp_load(&w->v) != n;)
-        if (hx_now_us() - t0 > spin_us)
-            break;
-    while ((v = hp_load(&w->v)) != n) {
-        hp_store(&w->sleeping, 1);
-        if (hp_load(&w->v) == v)
-            hp_futex_wait(&w->v, v, NULL);
-    }
-    hp_store(&w->sleeping, 0);
-}
-
 /* The pinger's whole life: answer every request at once, the way a runner does. */
 static void pinger_loop(hp_ctl *ctl)
 {
@@ -118,9 +102,9 @@ static void pinger_loop(hp_ctl *ctl)
     hx_pin_runner();
     syscall(SYS_close_range, 3, ~0U, 0); /* the saved stdout, the memfd: the mapping stays */
     for (uint32_t seq = 1;; seq++) {
-        pinger_wait(&ctl->arm, seq, 0);
+        hp_wait_word(&ctl->arm, seq, 0);
         hp_signal(&ctl->ready, seq);
-        pinger_wait(&ctl->go, seq, PINGER_GO_SPIN_US);
+        hp_wait_word(&ctl->go, seq, HP_GO_SPIN_US);
         ctl->status = 0;
         ctl->reported_us = 0;
         hp_signal(&ctl->done, seq);
@@ -351,7 +335,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     cpu0 = thread_cpu_us();
     t_go = hx_now_us();
     c->wake_us = t_go - t_arm;
-    /* Preempted while the runner waited for go: it spun (up to RN_GO_SPIN_US) meanwhile. */
+    /* Preempted while the runner waited for go: it spun (up to HP_GO_SPIN_US) meanwhile. */
     c->wake_disturbed_us = c->wake_us - (cpu0 - cpu_arm) - slept;
     hp_signal(&ctl->go, n);
     if (wait_word(r, &ctl->done, n, req == HP_REQ_CALL ? r->expect_us : 0, &slept, &woke) < 0) {

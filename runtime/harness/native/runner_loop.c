@@ -33,11 +33,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* Spin at most this long (us) on `go` before sleeping: the judge writes go right after it
- * sees ready, so an honest wait is well under a microsecond. The bound keeps the CPU time
- * an honest runner spends outside the judge's window small (judge_runner.c counts it). */
-#define RN_GO_SPIN_US 20.0
-
 typedef struct runner {
     unsigned char *base;
     size_t bytes;
@@ -317,32 +312,6 @@ static int handle(runner *r, int req, int slot, double *us, char *err, size_t n)
     return HP_ST_BAD_REQUEST;
 }
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-/* Wait until w holds n: spin up to spin_us, then sleep on the futex. */
-static void wait_word(hp_word *w, uint32_t n, double spin_us)
-{
-    uint32_t v;
-    if (spin_us > 0)
-        for (double t0 = now_us(); hp_load(&w->v) != n;) {
-            for (int i = 0; i < 64 && hp_load(&w->v) != n; i++)
-                hp_pause();
-            if (now_us() - t0 > spin_us)
-                break;
-        }
-    while ((v = hp_load(&w->v)) != n) {
-        hp_store(&w->sleeping, 1);
-        if (hp_load(&w->v) == v)
-            hp_futex_wait(&w->v, v, NULL);
-    }
-    hp_store(&w->sleeping, 0);
-}
-
 static void serve(runner *r)
 {
     for (uint32_t seq = 1;; seq++) {
@@ -350,9 +319,9 @@ static void serve(runner *r)
         char err[sizeof(ctl->error)] = "";
         double us = 0;
         /* Asleep between requests: the judge checks that this process uses no CPU there. */
-        wait_word(&ctl->arm, seq, 0);
+        hp_wait_word(&ctl->arm, seq, 0);
         hp_signal(&ctl->ready, seq);
-        wait_word(&ctl->go, seq, RN_GO_SPIN_US);
+        hp_wait_word(&ctl->go, seq, HP_GO_SPIN_US);
         int st = handle(r, ctl->req, ctl->slot, &us, err, sizeof(err));
         ctl = r->ctl; /* a SHAPE request may have remapped */
         ctl->status = st;
