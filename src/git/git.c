@@ -358,19 +358,6 @@ int aka_git_show_blob(const struct aka_git *g, const char *rev, const char *path
     return rc;
 }
 
-int aka_git_worktree_add(const struct aka_git *g, const char *path, const char *branch,
-                         const char *base, struct aka_err *err)
-{
-    const char *args[] = {"worktree", "add", "-q", "-b", branch, path, base, NULL};
-    return run_in(g->dir, args, NULL, err);
-}
-
-int aka_git_worktree_remove(const struct aka_git *g, const char *path, struct aka_err *err)
-{
-    const char *args[] = {"worktree", "remove", "--force", path, NULL};
-    return run_in(g->dir, args, NULL, err);
-}
-
 int aka_git_current_branch(const struct aka_git *g, struct strbuf *out, struct aka_err *err)
 {
     const char *args[] = {"symbolic-ref", "--short", "-q", "HEAD", NULL};

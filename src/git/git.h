@@ -1,5 +1,5 @@
 /*
- * git.h — a typed wrapper over the git CLI for the incumbent branch and episode worktrees.
+ * git.h — a typed wrapper over the git CLI for the canonical repository and the agents'.
  *
  * aka keeps Git HEAD as the one incumbent (DESIGN §4.4). Everything the
  * supervisor does to a repository goes through these functions, which run the
@@ -58,10 +58,6 @@ int aka_git_diff_names(const struct aka_git *g, const char *from, const char *to
 /* The bytes of REV:PATH. */
 int aka_git_show_blob(const struct aka_git *g, const char *rev, const char *path,
                       struct strbuf *out, struct aka_err *err);
-/* `git worktree add -b BRANCH PATH BASE` / `git worktree remove --force PATH`. */
-int aka_git_worktree_add(const struct aka_git *g, const char *path, const char *branch,
-                         const char *base, struct aka_err *err);
-int aka_git_worktree_remove(const struct aka_git *g, const char *path, struct aka_err *err);
 /* The current branch name (error when HEAD is detached). */
 int aka_git_current_branch(const struct aka_git *g, struct strbuf *out, struct aka_err *err);
 /* `git merge --squash --no-commit REV` (the caller commits or resets). */

@@ -349,8 +349,9 @@ int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struc
 {
     struct aka_git g;
     struct strbuf ref = STRBUF_INIT;
-    char why[sizeof(ep->violation)];
-    strbuf_addf(&ref, "refs/aka/candidates/e%04ld", ep->number);
+    char why[sizeof(ep->violation)], leaf[16];
+    snprintf(leaf, sizeof(leaf), "e%04ld", ep->number);
+    aka_ws_candidate_ref(&ref, leaf);
     /* Identity, in the canonical repository after a fetch by hash: the candidate is the
      * worktree's HEAD on its branch, descends from the base, and was left committed. */
     struct aka_candidate_take t = {ep->worktree.buf, ep->branch.buf, ep->base, ep->candidate,

@@ -389,10 +389,12 @@ static void v1_assess_session(struct v1_session *v, const struct aka_agent_sessi
 static void v1_assess_identity(struct aka_run *r, struct v1_session *v)
 {
     char why[sizeof(v->problem)];
-    struct aka_candidate_take t = {v->worktree.buf, v->branch.buf, v->base, v->candidate,
-                                   "refs/aka/candidates/v1"};
+    struct strbuf ref = STRBUF_INIT;
+    aka_ws_candidate_ref(&ref, "v1");
+    struct aka_candidate_take t = {v->worktree.buf, v->branch.buf, v->base, v->candidate, ref.buf};
     if (!aka_candidate_take(r, &t, why, sizeof(why)))
         refuse(v, "V1: %s", why);
+    strbuf_release(&ref);
 }
 
 /* Only the kernel file may differ from V0, and it must: the evaluator inputs

@@ -95,6 +95,12 @@ void aka_ws_worktrees_dir(struct strbuf *out, const char *ws)
     strbuf_addf(out, "/.aka-worktrees/%s", slash ? slash + 1 : ws);
 }
 
+void aka_ws_candidate_ref(struct strbuf *out, const char *leaf)
+{
+    strbuf_reset(out);
+    strbuf_addf(out, "refs/aka/candidates/%s", leaf);
+}
+
 void aka_ws_worktree_path(struct strbuf *out, const char *ws, const char *leaf)
 {
     aka_ws_worktrees_dir(out, ws);

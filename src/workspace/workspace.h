@@ -78,6 +78,9 @@ void aka_ws_episode_archive(struct strbuf *out, const char *episode_dir);
 void aka_ws_worktree_path(struct strbuf *out, const char *ws, const char *leaf);
 /* <parent of ws>/.aka-worktrees/<name of ws>: the directory every such worktree is in. */
 void aka_ws_worktrees_dir(struct strbuf *out, const char *ws);
+/* refs/aka/candidates/<leaf> ("v1", "e0007"): where the canonical repository keeps a
+ * candidate fetched by hash from an agent's repository (optimize/candidate.c). */
+void aka_ws_candidate_ref(struct strbuf *out, const char *leaf);
 /* The workspace's .gitignore: supervisor state and non-canonical views never committed. */
 const char *aka_ws_gitignore(void);
 

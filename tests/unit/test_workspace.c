@@ -73,6 +73,8 @@ static void paths(void **state)
     assert_string_equal(p.buf, "/w/ws/.aka/episodes/e0007");
     aka_ws_worktree_path(&p, "/w/kernel_opt_x", "e0001-abcd0123");
     assert_string_equal(p.buf, "/w/.aka-worktrees/kernel_opt_x/e0001-abcd0123");
+    aka_ws_candidate_ref(&p, "e0007");
+    assert_string_equal(p.buf, "refs/aka/candidates/e0007");
     aka_wt_path(&p, "/t/wt", AKA_WT_EVALUATIONS);
     assert_string_equal(p.buf, "/t/wt/.aka/evaluations.jsonl");
     assert_string_equal(aka_wt_name(AKA_WT_JOURNAL), "journal.json");
