@@ -2,7 +2,7 @@
  * eval.c — `aka eval`: evaluate a kernel against its operator in the sandbox.
  *
  * Parses flags (or, inside an episode worktree, takes the operator, kernel,
- * framework and platform from the campaign: sandbox/evaluate.h), calls
+ * framework and platform from the campaign: evaluator/evaluator.h), calls
  * aka_evaluate, prints the RESULT_JSON line on stdout and a short summary on
  * stderr, and appends the record to evaluations.jsonl (the worktree's in
  * episode mode; --record FILE otherwise). No logic beyond parsing and printing.
@@ -11,7 +11,7 @@
 #include "base/json.h"
 #include "base/proc.h"
 #include "cmd/cmd.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 #include <errno.h>
 #include <stdarg.h>

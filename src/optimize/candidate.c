@@ -27,7 +27,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "optimize/internal.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 #include "workspace/workspace.h"
 
 #include <stdio.h>

@@ -17,7 +17,7 @@
 #include "base/proctree.h"
 #include "bootstrap/bootstrap.h"
 #include "optimize/optimize.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -22,7 +22,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "optimize/internal.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include "base/fs.h"
 #include "bootstrap/bootstrap.h"
 #include "optimize/optimize.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 #include <ctype.h>
 #include <stdarg.h>

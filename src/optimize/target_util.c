@@ -11,7 +11,7 @@
 #include "contracts/operator.h"
 #include "contracts/records.h"
 #include "optimize/optimize.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 #include "wiki/wiki.h"
 
 #include <math.h>

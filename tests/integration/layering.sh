@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # layering.sh — the module dependency order of DESIGN §2, enforced.
 #
-#   base → contracts → git → workspace → sandbox → {agents, policy, profile, wiki, gateway}
+#   base → contracts → git → workspace → sandbox → {evaluator, agents, policy, profile, wiki, gateway}
 #        → bootstrap → optimize → {report, recovery} → cmd → core
 #
 # (agents above sandbox: the agent sandbox builds its bwrap argv with sandbox's view.)
@@ -12,7 +12,7 @@
 set -euo pipefail
 : "${AKA_SOURCE_DIR:?}"
 cd "$AKA_SOURCE_DIR/src"
-declare -A rank=([base]=0 [contracts]=1 [git]=2 [workspace]=3 [sandbox]=4 [agents]=5 [policy]=5
+declare -A rank=([base]=0 [contracts]=1 [git]=2 [workspace]=3 [sandbox]=4 [evaluator]=5 [agents]=5 [policy]=5
                  [profile]=5 [wiki]=5 [gateway]=5 [bootstrap]=6 [optimize]=7 [report]=8
                  [recovery]=8 [cmd]=9 [core]=10)
 bad=0

@@ -1,5 +1,5 @@
 /*
- * evaluate.h — evaluating one candidate kernel against its operator, in the
+ * evaluator.h — evaluating one candidate kernel against its operator, in the
  * sandbox, into one typed evaluator result (DESIGN §4.6). What `aka eval` and,
  * later, the campaign's verification call.
  *
@@ -27,8 +27,8 @@
  * for any other NVIDIA architecture. The platform picks the device the job gets
  * and nvcc's -arch; `cuda_arch` overrides the latter.
  */
-#ifndef AKA_SANDBOX_EVALUATE_H
-#define AKA_SANDBOX_EVALUATE_H
+#ifndef AKA_EVALUATOR_EVALUATOR_H
+#define AKA_EVALUATOR_EVALUATOR_H
 
 #include "base/error.h"
 #include "base/sha256.h"

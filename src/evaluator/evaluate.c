@@ -1,5 +1,5 @@
 /*
- * evaluate.c — owns aka_evaluate and everything around it (evaluate.h): platform
+ * evaluate.c — owns aka_evaluate and everything around it (evaluator.h): platform
  * and framework names, plan.json for native operators, the per-layout sandbox
  * job (allowlist, command, environment), turning the job's output into a
  * verdict, and the episode-mode pieces of `aka eval` (the campaign's pinned inputs,
@@ -11,7 +11,7 @@
  * evaluation with a reason a kernel engineer can act on, unless the fault is
  * provably not the candidate's (operator, flags, machine), which is an error.
  */
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 #include "base/fs.h"
 #include "base/json.h"
