@@ -21,8 +21,8 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/sha256.h"
-#include "optimize/internal.h"
 #include "evaluator/evaluator.h"
+#include "optimize/internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -123,10 +123,9 @@ static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o,
         .multi_seed = 1,
         .timed_runs = -1,
         .warmup = -1,
-        .isolation = strcmp(r->camp.sandbox_isolation, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP,
         .timeout_s = o->verify_run_timeout,
     };
-    int rc = aka_evaluate(&req, out, err);
+    int rc = aka_evaluate(r->env.transport, &req, out, err);
     strbuf_release(&op_dir);
     return rc;
 }
@@ -278,7 +277,7 @@ struct abba {
     double *lat;
     struct strvec shapes;
     json_t *runs;
-    json_t *last_cand; /* memory doc of the last candidate run */
+    json_t *last_cand;       /* memory doc of the last candidate run */
     char first_failure[512]; /* why the first run that did not pass failed, "" if none did */
 };
 
@@ -408,8 +407,7 @@ static int verify_abba(struct aka_run *r, const struct aka_optimize_opts *o, str
                  "per-shape latencies%s%s",
                  a.first_failure[0] ? "; " : "", a.first_failure);
         reject(ep, why);
-    }
-    else if (rc == 0)
+    } else if (rc == 0)
         abba_decide(o, ep, &a);
     /* A pending Gluon conversion that did not win is accepted at parity; the ABBA point
      * estimate gives the latency ratio (improvement = incumbent/candidate - 1). */
