@@ -223,8 +223,6 @@ static int check_record(const char *path, struct aka_err *err)
 
 static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, struct aka_err *err)
 {
-    if (aka_transport_opts_validate(&o->transport, err) < 0)
-        return -1;
     o->req.repo_root = ctx->repo_root;
     o->req.shape_ids = &o->shape_ids;
     o->req.tune = &o->tune;
@@ -232,6 +230,8 @@ static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, st
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--op-dir, --kernel, --framework and --platform are required outside "
                            "an episode (see aka eval --help)");
+    if (aka_transport_opts_validate(&o->transport, o->req.platform, err) < 0)
+        return -1;
     return o->record ? check_record(o->record, err) : 0;
 }
 

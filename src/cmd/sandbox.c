@@ -214,7 +214,7 @@ static int parse_run(struct run_opts *o, int argc, char **argv, struct aka_err *
         return aka_err_set(err, AKA_EXIT_USAGE, "no command given (aka sandbox run -- CMD ...)");
     if (o->job.artifacts.n && !o->job.artifact_dir)
         o->job.artifact_dir = aka_xstrdup(".");
-    return aka_transport_opts_validate(&o->transport, err);
+    return aka_transport_opts_validate(&o->transport, NULL, err);
 }
 
 static void print_notes(const struct run_opts *o, const struct aka_sandbox_result *res)

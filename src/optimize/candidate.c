@@ -26,8 +26,8 @@
 #include "agents/agents.h"
 #include "base/fs.h"
 #include "base/json.h"
-#include "optimize/internal.h"
 #include "evaluator/evaluator.h"
+#include "optimize/internal.h"
 #include "workspace/workspace.h"
 
 #include <stdio.h>

@@ -16,8 +16,8 @@
 #include "base/proc.h"
 #include "base/proctree.h"
 #include "bootstrap/bootstrap.h"
-#include "optimize/optimize.h"
 #include "evaluator/evaluator.h"
+#include "optimize/optimize.h"
 
 #include <pthread.h>
 #include <signal.h>

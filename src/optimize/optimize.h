@@ -37,7 +37,7 @@ struct aka_optimize_opts {
     int goal_after_episodes, goal_after_stalls;
     long long token_budget;
     double target_util;
-    long framework_baseline_timeout, setup_timeout, production_review_timeout;
+    long framework_baseline_timeout, production_review_timeout;
     long agent_timeout; /* per episode agent invocation, seconds; 0: none (upstream) */
     /* verification */
     int verify_repeats, verify_run_timeout;

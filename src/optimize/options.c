@@ -77,8 +77,6 @@ static const struct aka_opt flags[] = {
      "production: no shape may get slower by more than PCT% (default 5)", NULL, false},
     {"--max-dispersion-pct", OFF(max_dispersion_pct), NULL, 0, 100, AKA_OPT_DBL, 0, "PCT",
      "reject verification whose run-to-run dispersion exceeds PCT% (default 10)", NULL, false},
-    {"--setup-timeout", OFF(setup_timeout), NULL, 1, BIG, AKA_OPT_LONG, 0, "S",
-     "setup-session timeout in seconds (default 7200)", NULL, false},
     {"--production-review-timeout", OFF(production_review_timeout), NULL, 1, BIG, AKA_OPT_LONG, 0,
      "S", "production policy reviewer timeout in seconds (default 600)", NULL, false},
     {"--workspace", OFF(workspace), NULL, 0, 0, AKA_OPT_STR, 0, "DIR",
@@ -125,7 +123,6 @@ void aka_optimize_opts_init(struct aka_optimize_opts *o)
     o->verify_run_timeout = 120;
     o->max_shape_regression_pct = 5.0;
     o->max_dispersion_pct = 10.0;
-    o->setup_timeout = 7200;
     o->production_review_timeout = 600;
     o->workspace = "";
     o->workspace_suffix = "";

@@ -32,7 +32,7 @@ static int usage(struct aka_err *err, const char *fmt, ...)
  * evaluates one framework, so dispatch stays local. */
 static int check_transport(struct aka_optimize_opts *o, struct aka_err *err)
 {
-    if (aka_transport_opts_validate(&o->transport, err) < 0)
+    if (aka_transport_opts_validate(&o->transport, o->platform, err) < 0)
         return -1;
     if (o->transport.kind == AKA_TRANSPORT_SSH && !*o->framework)
         return usage(err, "--framework: required with --sandbox-ssh %s (no dispatch over SSH)",

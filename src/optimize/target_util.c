@@ -10,8 +10,8 @@
  */
 #include "contracts/operator.h"
 #include "contracts/records.h"
-#include "optimize/optimize.h"
 #include "evaluator/evaluator.h"
+#include "optimize/optimize.h"
 #include "wiki/wiki.h"
 
 #include <math.h>

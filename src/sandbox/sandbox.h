@@ -302,14 +302,17 @@ bool aka_transport_opt_given(const struct aka_transport_opts *o, const char *fla
 /*
  * After parsing: take the environment's values for absent flags, resolve the transport
  * the flags imply (--sandbox-ssh: ssh; --sandbox-url or --sandbox-profile: gateway),
- * and check every combination and value. Code 2 naming the flag or variable. A
+ * and check every combination and value. platform (NULL: none) is the gateway's GPU
+ * token when --sandbox-hardware is absent. Code 2 naming the flag or variable. A
  * transport this build lacks passes (aka_transport_open says 75).
  */
-int aka_transport_opts_validate(struct aka_transport_opts *o, struct aka_err *err);
+int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platform,
+                                struct aka_err *err);
 /* The transport flags' help lines. */
 void aka_transport_opts_print_help(FILE *out);
 /*
- * The transport the validated options describe; o must outlive t. Code 75 when the
+ * The transport the validated options describe (validated here first, without a
+ * platform, when the caller did not); o must outlive t. Code 75 when the
  * environment cannot serve it: an unusable --sandbox-tmp, or a transport this build
  * does not have yet (ssh: issue 12; gateway, slurm: issue 13).
  */

@@ -246,10 +246,15 @@ static int check_ssh(const struct aka_transport_opts *o, struct aka_err *err)
     return 0;
 }
 
-static int check_gateway(const struct aka_transport_opts *o, struct aka_err *err)
+/* The gateway schedules on a GPU token: --sandbox-hardware, else the platform evaluated. */
+static int check_gateway(struct aka_transport_opts *o, const char *platform, struct aka_err *err)
 {
     if (!o->url && !o->profile)
         return usage(err, "--sandbox gateway: needs --sandbox-url URL or --sandbox-profile P");
+    if (!o->hardware && !platform)
+        return usage(err, "--sandbox gateway: needs --sandbox-hardware H (the GPU token)");
+    if (!o->hardware)
+        o->hardware = platform;
     if (o->url && strncmp(o->url, "http://", 7) != 0 && strncmp(o->url, "https://", 8) != 0)
         return usage(err, "%s: expected an http:// or https:// URL; got '%s'",
                      source(o, "--sandbox-url"), o->url);
@@ -259,7 +264,8 @@ static int check_gateway(const struct aka_transport_opts *o, struct aka_err *err
     return 0;
 }
 
-int aka_transport_opts_validate(struct aka_transport_opts *o, struct aka_err *err)
+int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platform,
+                                struct aka_err *err)
 {
     if (apply_env(o, err) < 0 || resolve_kind(o, err) < 0 || check_scope(o, err) < 0)
         return -1;
@@ -267,7 +273,7 @@ int aka_transport_opts_validate(struct aka_transport_opts *o, struct aka_err *er
         return usage(err, "--sandbox-tmp: expected a directory; got ''");
     if (o->kind == AKA_TRANSPORT_SSH && check_ssh(o, err) < 0)
         return -1;
-    if (o->kind == AKA_TRANSPORT_GATEWAY && check_gateway(o, err) < 0)
+    if (o->kind == AKA_TRANSPORT_GATEWAY && check_gateway(o, platform, err) < 0)
         return -1;
     if (o->kind == AKA_TRANSPORT_SLURM && (!o->slurm_partition || !*o->slurm_partition))
         return usage(err, "--sandbox slurm: needs --slurm-partition P");
@@ -285,17 +291,35 @@ const char *aka_transport_kind_name(enum aka_transport_kind k)
     return kinds[k];
 }
 
+/* Where a remote transport would have sent the job, as validated. */
+static void remote_target(const struct aka_transport_opts *o, struct strbuf *out)
+{
+    if (o->kind == AKA_TRANSPORT_SSH)
+        strbuf_addf(out, "%s, GPU %d", o->ssh, o->ssh_gpu);
+    else if (o->kind == AKA_TRANSPORT_GATEWAY && o->url)
+        strbuf_addf(out, "%s, hardware %s", o->url, o->hardware);
+    else if (o->kind == AKA_TRANSPORT_GATEWAY)
+        strbuf_addf(out, "profile %s, hardware %s", o->profile, o->hardware);
+    else
+        strbuf_addf(out, "partition %s", o->slurm_partition);
+}
+
 int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
                        struct aka_err *err)
 {
     static const char *const issue[] = {NULL, "issue 12", "issue 13", "issue 13"};
-    if (!o->validated && aka_transport_opts_validate(o, err) < 0)
+    if (!o->validated && aka_transport_opts_validate(o, NULL, err) < 0)
         return -1;
-    if (o->kind != AKA_TRANSPORT_LOCAL)
-        return aka_err_set(err, AKA_EXIT_ENV,
-                           "the %s transport is not built yet (%s); the %s flags were valid. "
-                           "Run on this host with --sandbox local",
-                           kinds[o->kind], issue[o->kind], kinds[o->kind]);
+    if (o->kind != AKA_TRANSPORT_LOCAL) {
+        struct strbuf where = STRBUF_INIT;
+        remote_target(o, &where);
+        aka_err_set(err, AKA_EXIT_ENV,
+                    "the %s transport is not built yet (%s): nothing was sent (%s). Run on "
+                    "this host with --sandbox local",
+                    kinds[o->kind], issue[o->kind], where.buf);
+        strbuf_release(&where);
+        return -1;
+    }
     if (aka_sandbox_check_tmp(o->tmp, err) < 0)
         return -1;
     o->local.tmp_dir = o->tmp;
