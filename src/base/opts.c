@@ -112,7 +112,8 @@ int aka_opt_parse_one(const struct aka_opt *table, void *base, bool *given, int 
         return 0;
     const char *v = eq ? eq + 1 : NULL;
     if (!v) {
-        if (*i + 1 >= argc)
+        /* "--" ends the flags (`aka sandbox run ... -- CMD`); it is never a value. */
+        if (*i + 1 >= argc || strcmp(argv[*i + 1], "--") == 0)
             return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a value (%s)", f->name,
                                f->metavar);
         v = argv[++*i];
