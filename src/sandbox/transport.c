@@ -13,7 +13,6 @@
 #include "base/opts.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,17 +70,6 @@ _Static_assert(sizeof(flags) / sizeof(flags[0]) <= AKA_TRANSPORT_MAX_FLAGS,
 static const char *const selectors[][2] = {
     {"--sandbox-ssh", "ssh"}, {"--sandbox-url", "gateway"}, {"--sandbox-profile", "gateway"}};
 #define N_SELECTORS (sizeof(selectors) / sizeof(selectors[0]))
-
-static int usage(struct aka_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int usage(struct aka_err *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    aka_err_vset(err, AKA_EXIT_USAGE, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 void aka_transport_opts_init(struct aka_transport_opts *o)
 {
@@ -146,10 +134,10 @@ static int apply_env(struct aka_transport_opts *o, struct aka_err *err)
         if (!set(o, selectors[k][0]))
             continue;
         if (first)
-            return usage(err,
-                         "%s and %s are both set; they choose different transports (give "
-                         "--sandbox to choose one)",
-                         row(first)->env, row(selectors[k][0])->env);
+            return aka_err_set(err, AKA_EXIT_USAGE,
+                               "%s and %s are both set; they choose different transports (give "
+                               "--sandbox to choose one)",
+                               row(first)->env, row(selectors[k][0])->env);
         first = selectors[k][0];
     }
     return 0;
@@ -163,15 +151,16 @@ static int resolve_kind(struct aka_transport_opts *o, struct aka_err *err)
         if (!set(o, selectors[k][0]))
             continue;
         if (why)
-            return usage(err,
-                         "%s and %s are mutually exclusive (--sandbox-url, --sandbox-profile "
-                         "and --sandbox-ssh each choose a transport); give at most one",
-                         why, selectors[k][0]);
+            return aka_err_set(err, AKA_EXIT_USAGE,
+                               "%s and %s are mutually exclusive (--sandbox-url, --sandbox-profile "
+                               "and --sandbox-ssh each choose a transport); give at most one",
+                               why, selectors[k][0]);
         why = selectors[k][0];
         implied = selectors[k][1];
     }
     if (implied && given(o, "--sandbox") && strcmp(o->sandbox, implied) != 0)
-        return usage(err, "%s: requires --sandbox %s; got --sandbox %s", why, implied, o->sandbox);
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: requires --sandbox %s; got --sandbox %s", why,
+                           implied, o->sandbox);
     if (implied)
         o->sandbox = implied;
     for (int k = 0; kinds[k]; k++)
@@ -192,8 +181,9 @@ static int check_scope(const struct aka_transport_opts *o, struct aka_err *err)
         {"--slurm-time", "slurm"}};
     for (size_t k = 0; k < sizeof(scope) / sizeof(scope[0]); k++)
         if (given(o, scope[k][0]) && strcmp(o->sandbox, scope[k][1]) != 0)
-            return usage(err, "%s: only applies to --sandbox %s; got --sandbox %s", scope[k][0],
-                         scope[k][1], o->sandbox);
+            return aka_err_set(err, AKA_EXIT_USAGE,
+                               "%s: only applies to --sandbox %s; got --sandbox %s", scope[k][0],
+                               scope[k][1], o->sandbox);
     return 0;
 }
 
@@ -219,10 +209,10 @@ static int check_runtime_bind(const struct aka_transport_opts *o, const char *sp
     bool ok = spec[0] == '/' && dst[0] == '/' && !has_space(spec) && !strstr(spec, "/..") &&
               (!eq || eq > spec + 1);
     if (!ok)
-        return usage(err,
-                     "%s: expected SRC[=DST] with absolute paths (no whitespace, no '..'); "
-                     "got '%s'",
-                     source(o, "--sandbox-ssh-runtime-bind"), spec);
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "%s: expected SRC[=DST] with absolute paths (no whitespace, no '..'); "
+                           "got '%s'",
+                           source(o, "--sandbox-ssh-runtime-bind"), spec);
     return 0;
 }
 
@@ -230,16 +220,20 @@ static int check_ssh(const struct aka_transport_opts *o, struct aka_err *err)
 {
     const char *t = o->ssh, *src = source(o, "--sandbox-ssh");
     if (!t || !*t)
-        return usage(err, "--sandbox ssh: needs --sandbox-ssh USER@HOST");
+        return aka_err_set(err, AKA_EXIT_USAGE, "--sandbox ssh: needs --sandbox-ssh USER@HOST");
     if (has_space(t))
-        return usage(err, "%s: expected USER@HOST without whitespace; got '%s'", src, t);
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "%s: expected USER@HOST without whitespace; got '%s'", src, t);
     if (t[0] == '-')
-        return usage(err, "%s: a host may not start with '-'; got '%s'", src, t);
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: a host may not start with '-'; got '%s'", src,
+                           t);
     if (o->ssh_gpu < 0)
-        return usage(err, "--sandbox-ssh-gpu: required with --sandbox-ssh %s (or set %s)", t,
-                     row("--sandbox-ssh-gpu")->env);
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--sandbox-ssh-gpu: required with --sandbox-ssh %s (or set %s)", t,
+                           row("--sandbox-ssh-gpu")->env);
     if (o->health_command && !*o->health_command)
-        return usage(err, "--sandbox-health-command: expected a non-empty command");
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--sandbox-health-command: expected a non-empty command");
     for (size_t i = 0; i < o->ssh_runtime_binds.n; i++)
         if (check_runtime_bind(o, o->ssh_runtime_binds.v[i], err) < 0)
             return -1;
@@ -250,17 +244,20 @@ static int check_ssh(const struct aka_transport_opts *o, struct aka_err *err)
 static int check_gateway(struct aka_transport_opts *o, const char *platform, struct aka_err *err)
 {
     if (!o->url && !o->profile)
-        return usage(err, "--sandbox gateway: needs --sandbox-url URL or --sandbox-profile P");
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--sandbox gateway: needs --sandbox-url URL or --sandbox-profile P");
     if (!o->hardware && !platform)
-        return usage(err, "--sandbox gateway: needs --sandbox-hardware H (the GPU token)");
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--sandbox gateway: needs --sandbox-hardware H (the GPU token)");
     if (!o->hardware)
         o->hardware = platform;
     if (o->url && strncmp(o->url, "http://", 7) != 0 && strncmp(o->url, "https://", 8) != 0)
-        return usage(err, "%s: expected an http:// or https:// URL; got '%s'",
-                     source(o, "--sandbox-url"), o->url);
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected an http:// or https:// URL; got '%s'",
+                           source(o, "--sandbox-url"), o->url);
     if (o->hardware && (!*o->hardware || has_space(o->hardware)))
-        return usage(err, "%s: expected a GPU token without whitespace; got '%s'",
-                     source(o, "--sandbox-hardware"), o->hardware);
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "%s: expected a GPU token without whitespace; got '%s'",
+                           source(o, "--sandbox-hardware"), o->hardware);
     return 0;
 }
 
@@ -270,13 +267,13 @@ int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platfo
     if (apply_env(o, err) < 0 || resolve_kind(o, err) < 0 || check_scope(o, err) < 0)
         return -1;
     if (o->kind == AKA_TRANSPORT_LOCAL && o->tmp && !*o->tmp)
-        return usage(err, "--sandbox-tmp: expected a directory; got ''");
+        return aka_err_set(err, AKA_EXIT_USAGE, "--sandbox-tmp: expected a directory; got ''");
     if (o->kind == AKA_TRANSPORT_SSH && check_ssh(o, err) < 0)
         return -1;
     if (o->kind == AKA_TRANSPORT_GATEWAY && check_gateway(o, platform, err) < 0)
         return -1;
     if (o->kind == AKA_TRANSPORT_SLURM && (!o->slurm_partition || !*o->slurm_partition))
-        return usage(err, "--sandbox slurm: needs --slurm-partition P");
+        return aka_err_set(err, AKA_EXIT_USAGE, "--sandbox slurm: needs --slurm-partition P");
     o->validated = true;
     return 0;
 }
