@@ -180,7 +180,11 @@ static int use_episode(struct eval_opts *o, const struct aka_eval_episode *ep, s
     o->req.platform = ep->platform;
     if (!o->req.cuda_arch)
         o->req.cuda_arch = ep->cuda_arch;
-    /* The campaign's isolation, unless this command line names one. */
+    /* The campaign's transport: campaigns of this build evaluate on this host, so
+     * ATREX_SANDBOX_* variables inherited from the supervisor's environment do not
+     * move an episode's evaluations elsewhere; and its isolation, unless this
+     * command line names one. */
+    o->transport.env_cannot_choose = true;
     if (ep->isolation && !aka_transport_opt_given(&o->transport, "--sandbox-isolation")) {
         if (strcmp(ep->isolation, "bwrap") != 0 && strcmp(ep->isolation, "none") != 0)
             return aka_err_set(err, AKA_EXIT_USAGE,

@@ -289,6 +289,8 @@ struct aka_transport_opts {
     const char *slurm_partition, *slurm_account, *slurm_qos, *slurm_time;
     enum aka_transport_kind kind; /* set by validate */
     bool validated;
+    bool env_cannot_choose; /* the caller knows the transport (an episode's campaign): the
+                               variables that choose one are ignored, the others still fill */
     bool given[AKA_TRANSPORT_MAX_FLAGS]; /* indexed like aka_transport_flags */
     struct aka_sandbox_local_opts local; /* what a local transport opened from these points at */
 };

@@ -121,7 +121,7 @@ static bool set(const struct aka_transport_opts *o, const char *flag)
 static int apply_env(struct aka_transport_opts *o, struct aka_err *err)
 {
     bool skip[AKA_TRANSPORT_MAX_FLAGS];
-    bool chosen = given(o, "--sandbox");
+    bool chosen = o->env_cannot_choose || given(o, "--sandbox");
     memcpy(skip, o->given, sizeof(skip));
     for (size_t k = 0; k < N_SELECTORS; k++)
         chosen = chosen || given(o, selectors[k][0]);

@@ -121,6 +121,27 @@ grep -qF "the gateway transport is not built yet" "$tmp/out" ||
 unset ATREX_SANDBOX_SSH ATREX_SANDBOX_SSH_GPU
 echo "ok: the environment fills absent flags; flags win"
 
+# ---- an episode's evaluations run where its campaign does -------------------------
+# An agent's `aka eval` inherits the supervisor's environment: ATREX_SANDBOX_* set
+# there must not move it off the campaign's (local) transport; a flag still does.
+ws=$tmp/ws-episode wt=$tmp/wt
+mkdir -p "$ws/.aka" "$wt"
+echo "gitdir: $ws/.git/worktrees/e0001" >"$wt/.git"
+cp "$OP/seeds/C/kernel.c" "$wt/kernel.c"
+printf '{"op_dir": "%s", "framework": "C", "platform": "cpu", "kernel": "kernel.c", "sandbox_isolation": "none", "mode": "development"}\n' \
+  "$OP" >"$ws/.aka/campaign.json"
+rc=0
+(cd "$wt" && ATREX_SANDBOX_SSH=envhost ATREX_SANDBOX_SSH_GPU=0 ATREX_AKA_WORKSPACE=$ws \
+  ATREX_AKA_EPISODE=e0001 "$AKA_BIN" eval --shape-id n4k --timed-runs 1 --warmup 0) \
+  >"$tmp/out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$tmp/out"; fail "episode eval with ATREX_SANDBOX_SSH inherited: exit $rc"; }
+grep -q '"all_pass": *true' "$wt/.aka/evaluations.jsonl" || fail "episode eval: no passing record"
+rc=0
+(cd "$wt" && ATREX_AKA_WORKSPACE=$ws ATREX_AKA_EPISODE=e0001 "$AKA_BIN" eval --shape-id n4k \
+  --sandbox-ssh h --sandbox-ssh-gpu 0) >"$tmp/out" 2>&1 || rc=$?
+[ "$rc" = 75 ] || { cat "$tmp/out"; fail "episode eval --sandbox-ssh: exit $rc, expected 75"; }
+echo "ok: an episode's aka eval ignores an inherited transport choice, not a typed one"
+
 # ---- one table: every command documents every transport flag ----------------------
 for cmd in "eval --help" "sandbox run --help" "optimize --help"; do
   # shellcheck disable=SC2086

@@ -201,6 +201,12 @@ static void test_environment(void **state)
     const char *local[] = {"--sandbox", "local", NULL};
     assert_int_equal(open_with(local, &err, &kind), 0);
     assert_int_equal(kind, AKA_TRANSPORT_LOCAL);
+    /* a caller that knows the transport (an episode) ignores the variables' choice */
+    assert_int_equal(parse(&o, NULL, &err), 0);
+    o.env_cannot_choose = true;
+    assert_int_equal(aka_transport_opts_validate(&o, NULL, &err), 0);
+    assert_int_equal(o.kind, AKA_TRANSPORT_LOCAL);
+    aka_transport_opts_release(&o);
     /* bad values name the variable */
     setenv("ATREX_SANDBOX_SSH_GPU", "four", 1);
     assert_int_equal(open_with(NULL, &err, &kind), 2);
