@@ -1,11 +1,13 @@
 /*
  * options.c — the `aka optimize` flag table: parsing, defaults, validation, --help.
  *
- * One table drives everything, so a flag cannot be parsed without help text or
- * validated against a range its help does not state. Values are checked one by
- * one (ranges, choices), then in combination (sandbox transports, the ABBA
- * allocation-fit rule); the first problem is a usage error naming the flag.
- * Nothing here touches the file system except the PATH lookup of check_host.
+ * One table (rows of base/opts.h) drives everything, so a flag cannot be parsed
+ * without help text or validated against a range its help does not state; the
+ * transport flags are the shared table of sandbox.h, consulted first, so `aka
+ * optimize`, `aka eval` and `aka sandbox run` parse them alike. Values are checked
+ * one by one (ranges, choices), then in combination (options_check.c: the
+ * transport, the ABBA allocation-fit rule); the first problem is a usage error
+ * naming the flag.
  */
 #include "agents/agents.h"
 #include "base/opts.h"
@@ -68,7 +70,8 @@ static const struct aka_opt flags[] = {
      "N", "same-session repair turns after an incomplete handoff (default 2, at most 32; goal "
      "episodes get at least 20)", NULL, false},
     {"--verify-repeats", OFF(verify_repeats), NULL, 1, 1000, AKA_OPT_INT, 0, "N",
-     "ABBA repeat pairs (I C C I) in full verification (default 2)", NULL, false},
+     "I C C I blocks in full verification, 4 runs each (default 2; upstream's --verify-repeats "
+     "2 is one block: docs/campaign.md)", NULL, false},
     {"--verify-run-timeout", OFF(verify_run_timeout), NULL, 1, 1e6, AKA_OPT_INT, 0, "S",
      "evaluator budget per ABBA run in seconds (default 120)", NULL, false},
     {"--min-improvement-pct", OFF(min_improvement_pct), NULL, 0, 100, AKA_OPT_DBL, 1, "PCT",
