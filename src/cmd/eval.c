@@ -3,9 +3,10 @@
  *
  * Parses flags (the transport flags from sandbox.h's shared table; inside an
  * episode worktree the operator, kernel, framework and platform come from the
- * campaign: evaluator/evaluator.h), opens the transport, calls aka_evaluate, prints the RESULT_JSON
- * line on stdout and a short summary on stderr, and appends the record to evaluations.jsonl (the
- * worktree's in episode mode; --record FILE otherwise). No logic beyond parsing and printing.
+ * campaign: evaluator/evaluator.h), opens the transport, calls aka_evaluate,
+ * prints the RESULT_JSON line on stdout and a short summary on stderr, and
+ * appends the record to evaluations.jsonl (the worktree's in episode mode;
+ * --record FILE otherwise). No logic beyond parsing and printing.
  */
 #include "base/fs.h"
 #include "base/json.h"

@@ -1,8 +1,8 @@
 /*
  * sandbox.c — `aka sandbox run`: parse flags into a sandbox job (the transport
- * flags from sandbox.h's shared table), run it through the transport they open, print the command's
- * output (or the result as JSON) and exit with the command's status. No logic beyond parsing and
- * printing.
+ * flags from sandbox.h's shared table), run it through the transport they open,
+ * print the command's output (or the result as JSON) and exit with the command's
+ * status. No logic beyond parsing and printing.
  */
 #include "cmd/cmd.h"
 
@@ -177,10 +177,10 @@ static const char *inline_value(const char *arg, struct strbuf *flag)
 
 static int parse_one(struct run_opts *o, int argc, char **argv, int *i, struct aka_err *err)
 {
-    struct strbuf flag = STRBUF_INIT;
     int rc = aka_transport_opts_parse_one(&o->transport, argc, argv, i, err);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
+    struct strbuf flag = STRBUF_INIT;
     const char *v = inline_value(argv[*i], &flag);
     if (!v && bool_flag(o, flag.buf))
         goto out;
@@ -275,13 +275,13 @@ static int run_job(struct run_opts *o)
     struct aka_sandbox_transport t;
     struct aka_sandbox_result res;
     struct aka_err err = AKA_ERR_INIT;
+    /* No transport, no job and no result: the error alone, also with --json. */
+    if (aka_transport_open(&o->transport, &t, &err) < 0)
+        return aka_err_report(&err);
+    o->job.isolation = t.isolation;
     aka_sandbox_result_init(&res);
     /* Ctrl-C or SIGTERM ends the job's processes and removes its directories. */
-    int rc = aka_transport_open(&o->transport, &t, &err);
-    if (rc == 0) {
-        o->job.isolation = t.isolation;
-        rc = proc_catch_stop_signals(&err);
-    }
+    int rc = proc_catch_stop_signals(&err);
     if (rc == 0)
         rc = aka_sandbox_run(&t, &o->job, &res, &err);
     for (size_t i = 0; i < o->skipped.n; i++)

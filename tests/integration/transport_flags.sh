@@ -141,6 +141,12 @@ rc=0
   --sandbox-ssh h --sandbox-ssh-gpu 0) >"$tmp/out" 2>&1 || rc=$?
 [ "$rc" = 75 ] || { cat "$tmp/out"; fail "episode eval --sandbox-ssh: exit $rc, expected 75"; }
 echo "ok: an episode's aka eval ignores an inherited transport choice, not a typed one"
+sed -i 's/"sandbox_isolation": "none"/"sandbox_isolation": "docker"/' "$ws/.aka/campaign.json"
+rc=0
+(cd "$wt" && ATREX_AKA_WORKSPACE=$ws "$AKA_BIN" eval --shape-id n4k) >"$tmp/out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -qF "$ws/.aka/campaign.json: sandbox_isolation: expected bwrap or none; got 'docker'" "$tmp/out" ||
+  { cat "$tmp/out"; fail "a campaign's bad sandbox_isolation: exit $rc"; }
+echo "ok: a campaign's bad sandbox_isolation is exit 2 naming the file and field"
 
 # ---- one table: every command documents every transport flag ----------------------
 for cmd in "eval --help" "sandbox run --help" "optimize --help"; do
