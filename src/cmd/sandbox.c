@@ -280,6 +280,10 @@ static int run_job(struct run_opts *o)
         return aka_err_report(&err);
     o->job.isolation = t.isolation;
     aka_sandbox_result_init(&res);
+    struct strbuf where = STRBUF_INIT;
+    aka_sandbox_transport_describe(&t, &where);
+    strvec_pushf(&res.notes, "transport: %s", where.buf);
+    strbuf_release(&where);
     /* Ctrl-C or SIGTERM ends the job's processes and removes its directories. */
     int rc = proc_catch_stop_signals(&err);
     if (rc == 0)

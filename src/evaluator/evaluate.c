@@ -947,6 +947,10 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
 static int run_job(struct eval_ctx *c, struct aka_eval_outcome *out, struct aka_err *err)
 {
     struct aka_sandbox_result res;
+    struct strbuf where = STRBUF_INIT;
+    aka_sandbox_transport_describe(c->t, &where);
+    strvec_pushf(&out->notes, "transport: %s", where.buf);
+    strbuf_release(&where);
     aka_sandbox_result_init(&res);
     int rc = aka_sandbox_run(c->t, &c->job, &res, err);
     if (rc == 0) {
