@@ -57,6 +57,14 @@ struct ptable {
     size_t n, alloc;
 };
 
+/* Wall-clock seconds (also the trace's and the runtime's clock: agents/internal.h). */
+double aka_agent_unix_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static double now_clock(clockid_t id)
 {
     struct timespec ts;

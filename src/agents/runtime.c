@@ -44,13 +44,6 @@ void aka_agent_new_uuid(char out[37])
              b[14], b[15]);
 }
 
-double aka_agent_unix_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Everything one invocation needs, built before the spawn. */
 struct invocation {
     const struct aka_adapter *adapter;

@@ -23,6 +23,7 @@
 #include "contracts/operator.h"
 #include "contracts/pins.h"
 #include "contracts/records.h"
+#include "sandbox/sandbox.h"
 #include "workspace/workspace.h"
 
 #include <jansson.h>
@@ -60,6 +61,7 @@ void aka_workspace_visible_inputs(const struct aka_operator *op, bool production
 
 /* How the bootstrap measures (from the campaign flags). */
 struct aka_measure_env {
+    const struct aka_sandbox_transport *transport; /* where every measurement runs */
     const char *repo_root; /* asset tree holding runtime/harness (pinned by the campaign) */
     long timeout_s;        /* per evaluation */
     int timed_runs, warmup, multi_seed;             /* < 0: harness defaults; multi_seed <= 0: 1 */

@@ -5,7 +5,7 @@
 #define AKA_BOOTSTRAP_INTERNAL_H
 
 #include "bootstrap/bootstrap.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 /* One progress line through env->progress (nothing when it is NULL). */
 void aka_bootstrap_progress(const struct aka_measure_env *env, const char *fmt, ...)

@@ -27,11 +27,6 @@ void aka_bootstrap_progress(const struct aka_measure_env *env, const char *fmt, 
     env->progress(line, env->progress_data);
 }
 
-static enum aka_sandbox_isolation isolation_of(const char *name)
-{
-    return name && strcmp(name, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP;
-}
-
 int aka_bootstrap_measure(const char *ws, const struct aka_campaign *c,
                           const struct aka_measure_env *env, const char *kernel_rel,
                           bool framework_kernel, struct aka_eval_outcome *o, struct aka_err *err)
@@ -53,10 +48,9 @@ int aka_bootstrap_measure(const char *ws, const struct aka_campaign *c,
         .multi_seed = framework_kernel ? env->multi_seed : 1,
         .timed_runs = env->timed_runs,
         .warmup = env->warmup,
-        .isolation = isolation_of(c->sandbox_isolation),
         .timeout_s = env->timeout_s,
     };
-    int rc = aka_evaluate(&req, o, err);
+    int rc = aka_evaluate(env->transport, &req, o, err);
     strbuf_release(&kernel);
     strbuf_release(&op_dir);
     return rc;

@@ -1,17 +1,18 @@
 /*
  * eval.c — `aka eval`: evaluate a kernel against its operator in the sandbox.
  *
- * Parses flags (or, inside an episode worktree, takes the operator, kernel,
- * framework and platform from the campaign: sandbox/evaluate.h), calls
- * aka_evaluate, prints the RESULT_JSON line on stdout and a short summary on
- * stderr, and appends the record to evaluations.jsonl (the worktree's in
- * episode mode; --record FILE otherwise). No logic beyond parsing and printing.
+ * Parses flags (the transport flags from sandbox.h's shared table; inside an
+ * episode worktree the operator, kernel, framework and platform come from the
+ * campaign: evaluator/evaluator.h), opens the transport, calls aka_evaluate,
+ * prints the RESULT_JSON line on stdout and a short summary on stderr, and
+ * appends the record to evaluations.jsonl (the worktree's in episode mode;
+ * --record FILE otherwise). No logic beyond parsing and printing.
  */
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/proc.h"
 #include "cmd/cmd.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -42,9 +43,7 @@ static const char usage_text[] =
     "  --tune NAME=VALUE       compile the kernel with -DNAME=VALUE (native; repeatable)\n"
     "  --arch ARCH             the platform's architecture (sm_NN, gfxNNN) instead of\n"
     "                          its table's; nvcc -arch (also: --cuda-arch)\n"
-    "  --sandbox-isolation M   bwrap (default) or none (recorded in the result)\n"
     "  --timeout S             wall-clock limit of the job in seconds (default 600)\n"
-    "  --sandbox-tmp DIR       where job directories are created\n"
     "  --record FILE           append the evaluation to FILE (JSON Lines; its directory\n"
     "                          must exist)\n"
     "  --json                  print the outcome as one JSON object instead\n"
@@ -59,13 +58,17 @@ static const char usage_text[] =
     "\n"
     "exit status: 0 when every case passed, 1 when the candidate failed, 2 on bad\n"
     "input, 75 when the environment (sandbox, toolchain, device, temp directory) is\n"
-    "unavailable, 130/143 when SIGINT/SIGTERM stopped it (the job is ended, its\n"
-    "directories removed, nothing recorded).\n";
+    "unavailable (also: a transport this build does not have yet), 130/143 when\n"
+    "SIGINT/SIGTERM stopped it (the job is ended, its directories removed, nothing\n"
+    "recorded).\n"
+    "\n"
+    "evaluation transport (the same flags as aka sandbox run and aka optimize):\n";
 
 struct eval_opts {
     struct aka_eval_request req;
+    struct aka_transport_opts transport;
     struct strvec shape_ids, tune;
-    const char *record, *isolation;
+    const char *record;
     bool json, verbose, help;
 };
 
@@ -116,10 +119,6 @@ static int apply(struct eval_opts *o, const char *flag, const char *v, struct ak
         strvec_push(&o->tune, v);
     else if (strcmp(flag, "--cuda-arch") == 0 || strcmp(flag, "--arch") == 0)
         o->req.cuda_arch = v;
-    else if (strcmp(flag, "--sandbox-isolation") == 0)
-        o->isolation = v;
-    else if (strcmp(flag, "--sandbox-tmp") == 0)
-        o->req.sandbox_tmp = v;
     else if (strcmp(flag, "--record") == 0)
         o->record = v;
     else if (strcmp(flag, "--multi-seed") == 0)
@@ -138,22 +137,10 @@ static int apply(struct eval_opts *o, const char *flag, const char *v, struct ak
 
 static int parse_args(int argc, char **argv, struct eval_opts *o, struct aka_err *err)
 {
-    static const char *const valued[] = {"--op-dir",
-                                         "--kernel",
-                                         "--framework",
-                                         "--platform",
-                                         "--shape-id",
-                                         "--tune",
-                                         "--cuda-arch",
-                                         "--arch",
-                                         "--sandbox-isolation",
-                                         "--sandbox-tmp",
-                                         "--record",
-                                         "--multi-seed",
-                                         "--timed-runs",
-                                         "--warmup",
-                                         "--timeout",
-                                         NULL};
+    static const char *const valued[] = {
+        "--op-dir",     "--kernel",    "--framework", "--platform", "--shape-id",
+        "--tune",       "--cuda-arch", "--arch",      "--record",   "--multi-seed",
+        "--timed-runs", "--warmup",    "--timeout",   NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int hit = 0;
@@ -168,6 +155,8 @@ static int parse_args(int argc, char **argv, struct eval_opts *o, struct aka_err
                 o->verbose = true;
             continue;
         }
+        if ((hit = aka_transport_opts_parse_one(&o->transport, argc, argv, &i, err)) < 0)
+            return -1;
         for (const char *const *f = valued; *f && !hit; f++)
             if ((hit = take_value(argc, argv, &i, *f, &v)) < 0)
                 return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a value after it", *f);
@@ -195,8 +184,19 @@ static int use_episode(struct eval_opts *o, const struct aka_eval_episode *ep, s
     o->req.platform = ep->platform;
     if (!o->req.cuda_arch)
         o->req.cuda_arch = ep->cuda_arch;
-    if (!o->isolation)
-        o->isolation = ep->isolation;
+    /* The campaign's transport: campaigns of this build evaluate on this host, so
+     * ATREX_SANDBOX_* variables inherited from the supervisor's environment do not
+     * move an episode's evaluations elsewhere; and its isolation, unless this
+     * command line names one. */
+    o->transport.env_cannot_choose = true;
+    if (ep->isolation && !aka_transport_opt_given(&o->transport, "--sandbox-isolation")) {
+        if (strcmp(ep->isolation, "bwrap") != 0 && strcmp(ep->isolation, "none") != 0)
+            return aka_err_set(err, AKA_EXIT_USAGE,
+                               "%s/.aka/campaign.json: sandbox_isolation: expected bwrap or "
+                               "none; got '%s'",
+                               ep->workspace, ep->isolation);
+        o->transport.isolation = strcmp(ep->isolation, "none") == 0 ? "none" : "bwrap";
+    }
     /* Set by the supervisor for an agent it confined (src/agents/confine.c). */
     const char *confined = getenv("ATREX_AKA_AGENT_SANDBOX");
     o->req.in_agent_sandbox = confined && strcmp(confined, "bwrap") == 0;
@@ -231,11 +231,6 @@ static int check_record(const char *path, struct aka_err *err)
 
 static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, struct aka_err *err)
 {
-    const char *iso = o->isolation ? o->isolation : "bwrap";
-    if (strcmp(iso, "bwrap") != 0 && strcmp(iso, "none") != 0)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--sandbox-isolation: expected bwrap or none; got '%s'", iso);
-    o->req.isolation = strcmp(iso, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP;
     o->req.repo_root = ctx->repo_root;
     o->req.shape_ids = &o->shape_ids;
     o->req.tune = &o->tune;
@@ -243,6 +238,8 @@ static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, st
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--op-dir, --kernel, --framework and --platform are required outside "
                            "an episode (see aka eval --help)");
+    if (aka_transport_opts_validate(&o->transport, o->req.platform, err) < 0)
+        return -1;
     return o->record ? check_record(o->record, err) : 0;
 }
 
@@ -333,13 +330,14 @@ static void print_outcome(const struct eval_opts *o, const struct aka_eval_outco
 static int evaluate_and_report(struct eval_opts *o, const struct aka_eval_episode *ep)
 {
     struct aka_eval_outcome out;
+    struct aka_sandbox_transport t;
     struct aka_err err = AKA_ERR_INIT;
     const char *record = ep->active ? ep->record_path : o->record;
     int rc;
     aka_eval_outcome_init(&out);
     /* Ctrl-C or SIGTERM: the job is ended and its directories removed, nothing recorded. */
-    if (proc_catch_stop_signals(&err) < 0 || aka_evaluate(&o->req, &out, &err) < 0 ||
-        proc_check_stop(&err) < 0) {
+    if (proc_catch_stop_signals(&err) < 0 || aka_transport_open(&o->transport, &t, &err) < 0 ||
+        aka_evaluate(&t, &o->req, &out, &err) < 0 || proc_check_stop(&err) < 0) {
         aka_eval_outcome_release(&out);
         return aka_err_report(&err);
     }
@@ -367,11 +365,13 @@ int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx)
     int rc;
     memset(&o, 0, sizeof(o));
     memset(&ep, 0, sizeof(ep));
+    aka_transport_opts_init(&o.transport);
     o.req.timed_runs = o.req.warmup = -1;
     if (parse_args(argc, argv, &o, &err) < 0) {
         rc = aka_err_report(&err);
     } else if (o.help) {
         fputs(usage_text, stdout);
+        aka_transport_opts_print_help(stdout);
         rc = 0;
     } else if (aka_eval_episode_detect(&ep, ctx->repo_root, &err) < 0 ||
                (ep.active && use_episode(&o, &ep, &err) < 0) || finish_request(&o, ctx, &err) < 0) {
@@ -382,5 +382,6 @@ int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx)
     aka_eval_episode_release(&ep);
     strvec_clear(&o.shape_ids);
     strvec_clear(&o.tune);
+    aka_transport_opts_release(&o.transport);
     return rc;
 }

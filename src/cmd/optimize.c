@@ -4,7 +4,8 @@
  * Core has already stripped `--repo-root DIR` and the `--` separator, so
  * `aka optimize --repo-root R -- FLAGS` and `aka optimize FLAGS` arrive here
  * identically. Parse, validate, check the host — all before anything is
- * written — then hand over to the campaign engine (optimize/optimize.h): one
+ * written — open the evaluation transport from the shared transport flags
+ * (sandbox/sandbox.h), then hand over to the campaign engine (optimize/optimize.h): one
  * campaign for a named --framework, else one child campaign per framework.
  */
 #include "optimize/optimize.h"
@@ -25,6 +26,7 @@ static void print_stopped(const char *reason)
 int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
     struct aka_optimize_opts o;
+    struct aka_sandbox_transport t;
     struct aka_err err = AKA_ERR_INIT;
     char reason[256] = "";
     int rc;
@@ -40,6 +42,11 @@ int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
         aka_optimize_opts_release(&o);
         return AKA_EXIT_OK;
     }
+    /* Usage is settled; a transport this host cannot give is its problem (75). */
+    if (aka_transport_open(&o.transport, &t, &err) < 0) {
+        aka_optimize_opts_release(&o);
+        return aka_err_report(&err);
+    }
     if (strcmp(o.agent_sandbox, "none") == 0)
         fprintf(stderr, "aka optimize: warning: --agent-sandbox none is unsafe: the agent runs "
                         "unconfined and can reach the workspace, the operator and your home "
@@ -51,7 +58,7 @@ int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx)
         aka_optimize_opts_release(&o);
         return rc;
     }
-    rc = aka_optimize_run(&o, ctx->repo_root, stderr, reason, sizeof(reason), &err);
+    rc = aka_optimize_run(&o, &t, ctx->repo_root, stderr, reason, sizeof(reason), &err);
     if (rc != AKA_EXIT_OK)
         aka_err_report(&err);
     else

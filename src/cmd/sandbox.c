@@ -1,7 +1,8 @@
 /*
- * sandbox.c — `aka sandbox run`: parse flags into a sandbox job, run it through
- * the local transport, print the command's output (or the result as JSON) and
- * exit with the command's status. No logic beyond parsing and printing.
+ * sandbox.c — `aka sandbox run`: parse flags into a sandbox job (the transport
+ * flags from sandbox.h's shared table), run it through the transport they open,
+ * print the command's output (or the result as JSON) and exit with the command's
+ * status. No logic beyond parsing and printing.
  */
 #include "cmd/cmd.h"
 
@@ -41,9 +42,6 @@ static const char usage_text[] =
     "  --runtime-bind SRC[=DST]  bind a host directory read-only (a Python env or\n"
     "                          toolkit outside /usr); homes, /etc, /root, credential\n"
     "                          dirs and broad roots are refused\n"
-    "  --sandbox-isolation M   bwrap (default) or none: run without any isolation;\n"
-    "                          the result records it\n"
-    "  --sandbox-tmp DIR       where job directories are created (default $TMPDIR or /tmp)\n"
     "  --kind K                run, profile, check or dev (default dev)\n"
     "  --stdout-cap BYTES      stdout bytes kept (default 4 MiB); --stderr-cap likewise\n"
     "  --pids-max N            process/thread limit through a pids cgroup when the host\n"
@@ -55,12 +53,15 @@ static const char usage_text[] =
     "exit status: the command's; 124 on timeout; 2 when the job is refused (bad\n"
     "path, never-shipped file, unsafe bind, an --input inside .aka/, memory/ or\n"
     ".git/); 75 when the environment cannot run it (bwrap missing or broken, GPU\n"
-    "node absent, --sandbox-tmp unusable); 130/143 on SIGINT/SIGTERM (the job's\n"
-    "processes are ended and its directories removed).\n";
+    "node absent, --sandbox-tmp unusable, a transport this build does not have\n"
+    "yet); 130/143 on SIGINT/SIGTERM (the job's processes are ended and its\n"
+    "directories removed).\n"
+    "\n"
+    "transport (the same flags as aka eval and aka optimize):\n";
 
 struct run_opts {
     struct aka_sandbox_job job;
-    struct aka_sandbox_local_opts local;
+    struct aka_transport_opts transport;
     struct strvec skipped;
     bool json, dry_run, verbose;
 };
@@ -105,18 +106,6 @@ static int add_input(struct run_opts *o, const char *arg, bool ro, struct aka_er
     return rc;
 }
 
-static int set_isolation(struct run_opts *o, const char *v, struct aka_err *err)
-{
-    if (strcmp(v, "bwrap") == 0)
-        o->job.isolation = AKA_SBX_BWRAP;
-    else if (strcmp(v, "none") == 0)
-        o->job.isolation = AKA_SBX_NONE;
-    else
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--sandbox-isolation: expected bwrap or none; got '%s'", v);
-    return 0;
-}
-
 /* Numeric flags; returns 1 when `flag` was one of them, -1 on a bad value, 0 otherwise. */
 static int number_flag(struct aka_sandbox_job *j, const char *flag, const char *v,
                        struct aka_err *err)
@@ -153,8 +142,6 @@ static int value_flag(struct run_opts *o, const char *flag, const char *v, struc
         return aka_sandbox_job_add_env(j, v, err) < 0 ? -1 : 1;
     if (!strcmp(flag, "--runtime-bind"))
         return aka_sandbox_job_add_bind(j, v, err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "--sandbox-isolation"))
-        return set_isolation(o, v, err) < 0 ? -1 : 1;
     if (!strcmp(flag, "--kind"))
         return aka_sandbox_kind_parse(v, &j->kind) == 0
                    ? 1
@@ -163,10 +150,6 @@ static int value_flag(struct run_opts *o, const char *flag, const char *v, struc
     if (!strcmp(flag, "--artifact-dir")) {
         free(j->artifact_dir);
         j->artifact_dir = aka_xstrdup(v);
-        return 1;
-    }
-    if (!strcmp(flag, "--sandbox-tmp")) {
-        o->local.tmp_dir = v;
         return 1;
     }
     return number_flag(j, flag, v, err);
@@ -194,9 +177,11 @@ static const char *inline_value(const char *arg, struct strbuf *flag)
 
 static int parse_one(struct run_opts *o, int argc, char **argv, int *i, struct aka_err *err)
 {
+    int rc = aka_transport_opts_parse_one(&o->transport, argc, argv, i, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
     struct strbuf flag = STRBUF_INIT;
     const char *v = inline_value(argv[*i], &flag);
-    int rc = 0;
     if (!v && bool_flag(o, flag.buf))
         goto out;
     if (!v && *i + 1 < argc)
@@ -229,7 +214,7 @@ static int parse_run(struct run_opts *o, int argc, char **argv, struct aka_err *
         return aka_err_set(err, AKA_EXIT_USAGE, "no command given (aka sandbox run -- CMD ...)");
     if (o->job.artifacts.n && !o->job.artifact_dir)
         o->job.artifact_dir = aka_xstrdup(".");
-    return 0;
+    return aka_transport_opts_validate(&o->transport, NULL, err);
 }
 
 static void print_notes(const struct run_opts *o, const struct aka_sandbox_result *res)
@@ -262,9 +247,13 @@ static void print_json(const struct run_opts *o, const struct aka_sandbox_result
 }
 
 /* The bwrap command line for a placeholder job directory (nothing is created). */
-static int dry_run(const struct run_opts *o, struct aka_err *err)
+static int dry_run(struct run_opts *o, struct aka_err *err)
 {
     struct strvec argv = STRVEC_INIT, notes = STRVEC_INIT;
+    struct aka_sandbox_transport t;
+    if (aka_transport_open(&o->transport, &t, err) < 0)
+        return aka_err_report(err);
+    o->job.isolation = t.isolation;
     if (aka_sandbox_job_validate(&o->job, err) < 0 ||
         aka_sandbox_bwrap_argv(&o->job, "bwrap", "<jobdir>", "<ctl>", &argv, &notes, err) < 0) {
         strvec_clear(&argv);
@@ -286,8 +275,15 @@ static int run_job(struct run_opts *o)
     struct aka_sandbox_transport t;
     struct aka_sandbox_result res;
     struct aka_err err = AKA_ERR_INIT;
-    aka_sandbox_local(&t, &o->local);
+    /* No transport, no job and no result: the error alone, also with --json. */
+    if (aka_transport_open(&o->transport, &t, &err) < 0)
+        return aka_err_report(&err);
+    o->job.isolation = t.isolation;
     aka_sandbox_result_init(&res);
+    struct strbuf where = STRBUF_INIT;
+    aka_sandbox_transport_describe(&t, &where);
+    strvec_pushf(&res.notes, "transport: %s", where.buf);
+    strbuf_release(&where);
     /* Ctrl-C or SIGTERM ends the job's processes and removes its directories. */
     int rc = proc_catch_stop_signals(&err);
     if (rc == 0)
@@ -316,9 +312,11 @@ static int cmd_sandbox_run(int argc, char **argv)
     int rc;
     memset(&o, 0, sizeof(o));
     aka_sandbox_job_init(&o.job, AKA_SBX_DEV);
+    aka_transport_opts_init(&o.transport);
     for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(usage_text, stdout);
+            aka_transport_opts_print_help(stdout);
             aka_sandbox_job_release(&o.job);
             return 0;
         }
@@ -329,6 +327,7 @@ static int cmd_sandbox_run(int argc, char **argv)
         rc = o.dry_run ? dry_run(&o, &err) : run_job(&o);
     }
     aka_sandbox_job_release(&o.job);
+    aka_transport_opts_release(&o.transport);
     strvec_clear(&o.skipped);
     return rc;
 }

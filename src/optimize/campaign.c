@@ -91,7 +91,7 @@ static void fill_campaign(struct aka_run *r, const struct aka_optimize_opts *o,
         .op_name = r->op.name,
         .layout = aka_layout_name(r->op.layout),
         .kernel = aka_kernel_file_name(&r->op),
-        .sandbox_isolation = o->sandbox_isolation,
+        .sandbox_isolation = o->transport.isolation,
         .agent_sandbox = o->agent_sandbox,
         .contract = &r->op.contract,
         .pins = &r->pins,
@@ -224,8 +224,9 @@ static int finalize(struct aka_run *r, struct aka_err *err)
     return 0;
 }
 
-int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, FILE *progress,
-                     char *stop_reason, size_t stop_len, struct aka_err *err)
+int aka_optimize_run(const struct aka_optimize_opts *o, const struct aka_sandbox_transport *t,
+                     const char *repo_root, FILE *progress, char *stop_reason, size_t stop_len,
+                     struct aka_err *err)
 {
     struct aka_run r = {.lock = AKA_LOCK_INIT,
                         .ws = STRBUF_INIT,
@@ -233,6 +234,7 @@ int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, F
                         .warned = STRBUF_INIT,
                         .progress = progress};
     int rc = setup(&r, o, repo_root, err);
+    r.env.transport = t;
     if (rc == 0)
         rc = bootstrap(&r, o, err);
     if (rc == 0)

@@ -26,8 +26,8 @@
 #include "agents/agents.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "evaluator/evaluator.h"
 #include "optimize/internal.h"
-#include "sandbox/evaluate.h"
 #include "workspace/workspace.h"
 
 #include <stdio.h>

@@ -16,9 +16,9 @@
 #include "base/proc.h"
 #include "base/proctree.h"
 #include "bootstrap/bootstrap.h"
+#include "evaluator/evaluator.h"
 #include "optimize/optimize.h"
 #include "platform/platform.h"
-#include "sandbox/evaluate.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -21,8 +21,8 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/sha256.h"
+#include "evaluator/evaluator.h"
 #include "optimize/internal.h"
-#include "sandbox/evaluate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -124,10 +124,9 @@ static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o,
         .multi_seed = 1,
         .timed_runs = -1,
         .warmup = -1,
-        .isolation = strcmp(r->camp.sandbox_isolation, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP,
         .timeout_s = o->verify_run_timeout,
     };
-    int rc = aka_evaluate(&req, out, err);
+    int rc = aka_evaluate(r->env.transport, &req, out, err);
     strbuf_release(&op_dir);
     return rc;
 }

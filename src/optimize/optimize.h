@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "sandbox/sandbox.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -36,17 +37,14 @@ struct aka_optimize_opts {
     int goal_after_episodes, goal_after_stalls;
     long long token_budget;
     double target_util;
-    long framework_baseline_timeout, setup_timeout, production_review_timeout;
+    long framework_baseline_timeout, production_review_timeout;
     long agent_timeout; /* per episode agent invocation, seconds; 0: none (upstream) */
     /* verification */
     int verify_repeats, verify_run_timeout;
     double min_improvement_pct, max_shape_regression_pct, max_dispersion_pct;
-    /* sandbox */
-    const char *sandbox, *sandbox_url, *sandbox_hardware, *sandbox_profile, *sandbox_isolation;
-    int sandbox_timeout, sandbox_ssh_gpu, environment_poll_interval;
-    const char *sandbox_ssh, *sandbox_ssh_init, *sandbox_health_command;
-    struct strvec sandbox_ssh_runtime_binds;
-    const char *slurm_partition, *slurm_account, *slurm_qos, *slurm_time;
+    /* sandbox: the transport flags are sandbox.h's table, shared with `aka eval` */
+    struct aka_transport_opts transport;
+    int sandbox_timeout, environment_poll_interval;
     /* the agent sandbox (agents/agents.h) */
     const char *agent_sandbox; /* bwrap | none */
     struct strvec agent_read_only_paths, agent_writable_paths;
@@ -88,13 +86,15 @@ bool aka_optimize_is_production(const struct aka_optimize_opts *o);
 /* ---- the campaign (campaign.c) --------------------------------------------------------------- */
 
 /*
- * Run (or resume) the campaign the validated flags describe: workspace, pinned
+ * Run (or resume) the campaign the validated flags describe, every evaluation through
+ * transport t (from aka_transport_open of o->transport): workspace, pinned
  * campaign.json, V0, V1, then the loop-top budget checks. Progress lines go to
  * `progress` (one per phase). Returns the exit code of DESIGN §4.9; err holds
  * the message for a non-zero one. `stop_reason` receives why the campaign ended.
  */
-int aka_optimize_run(const struct aka_optimize_opts *o, const char *repo_root, FILE *progress,
-                     char *stop_reason, size_t stop_len, struct aka_err *err);
+int aka_optimize_run(const struct aka_optimize_opts *o, const struct aka_sandbox_transport *t,
+                     const char *repo_root, FILE *progress, char *stop_reason, size_t stop_len,
+                     struct aka_err *err);
 
 /* The workspace directory the flags name: <parent>/kernel_opt_<op>_<fw>_<platform>[_production]. */
 int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *op_name,

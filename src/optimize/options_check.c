@@ -2,26 +2,21 @@
  * options_check.c — combination rules of the `aka optimize` flags and the host checks.
  *
  * Single values are range-checked while parsing (options.c); what is here needs
- * several flags at once: which sandbox transport the flags imply and whether
- * its own flags fit it, the ABBA allocation-fit rule, platform vs framework,
+ * several flags at once: the transport's own rules (sandbox.h) and what the
+ * campaign adds to them, the ABBA allocation-fit rule, platform vs framework,
  * the dispatcher's suffix. Each failure names the flag a person has to change.
  */
 #include "base/fs.h"
 #include "bootstrap/bootstrap.h"
+#include "evaluator/evaluator.h"
 #include "optimize/optimize.h"
 #include "platform/platform.h"
-#include "sandbox/evaluate.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static bool given(const struct aka_optimize_opts *o, const char *flag)
-{
-    return aka_optimize_opt_given(o, flag);
-}
 
 static int usage(struct aka_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -34,92 +29,40 @@ static int usage(struct aka_err *err, const char *fmt, ...)
     return -1;
 }
 
-/* The transport the flags ask for; --sandbox-url/--sandbox-profile imply gateway,
- * --sandbox-ssh implies ssh, and an explicit --sandbox must agree. */
-static int resolve_transport(struct aka_optimize_opts *o, struct aka_err *err)
+/* What the campaign adds to the transport's own rules (sandbox.h): a remote host
+ * evaluates one framework, so dispatch stays local. */
+static int check_transport(struct aka_optimize_opts *o, struct aka_err *err)
 {
-    int n = given(o, "--sandbox-url") + given(o, "--sandbox-profile") + given(o, "--sandbox-ssh");
-    if (n > 1)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--sandbox-url, --sandbox-profile and --sandbox-ssh are mutually "
-                           "exclusive; give at most one");
-    const char *implied = given(o, "--sandbox-ssh") ? "ssh" : n ? "gateway" : NULL;
-    const char *why = given(o, "--sandbox-ssh")   ? "--sandbox-ssh"
-                      : given(o, "--sandbox-url") ? "--sandbox-url"
-                                                  : "--sandbox-profile";
-    if (implied && given(o, "--sandbox") && strcmp(o->sandbox, implied) != 0)
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: requires --sandbox %s; got --sandbox %s", why,
-                           implied, o->sandbox);
-    if (implied)
-        o->sandbox = implied;
-    if (strcmp(o->sandbox, "gateway") == 0 && !n)
-        return usage(err, "--sandbox gateway: needs --sandbox-url or --sandbox-profile");
+    if (aka_transport_opts_validate(&o->transport, o->platform, err) < 0)
+        return -1;
+    if (o->transport.kind == AKA_TRANSPORT_SSH && !*o->framework)
+        return usage(err, "--framework: required with --sandbox-ssh %s (no dispatch over SSH)",
+                     o->transport.ssh);
     return 0;
 }
 
-static int check_ssh(const struct aka_optimize_opts *o, struct aka_err *err)
-{
-    static const char *const only_ssh[] = {"--sandbox-ssh-gpu", "--sandbox-ssh-runtime-bind",
-                                           "--sandbox-ssh-init", "--sandbox-health-command", NULL};
-    bool ssh = strcmp(o->sandbox, "ssh") == 0;
-    for (int i = 0; only_ssh[i]; i++)
-        if (!ssh && given(o, only_ssh[i]))
-            return usage(err, "%s: only applies to --sandbox ssh; got --sandbox %s", only_ssh[i],
-                         o->sandbox);
-    if (!ssh)
-        return 0;
-    const char *t = o->sandbox_ssh;
-    if (!t || !*t)
-        return usage(err, "--sandbox ssh: needs --sandbox-ssh USER@HOST");
-    for (const char *p = t; *p; p++)
-        if (isspace((unsigned char)*p))
-            return usage(err, "--sandbox-ssh: expected USER@HOST without whitespace; got '%s'", t);
-    if (t[0] == '-')
-        return usage(err, "--sandbox-ssh: a host may not start with '-'; got '%s'", t);
-    if (o->sandbox_ssh_gpu < 0)
-        return usage(err, "--sandbox-ssh-gpu: required with --sandbox-ssh %s", t);
-    if (!*o->framework)
-        return usage(err, "--framework: required with --sandbox-ssh %s (no dispatch over SSH)", t);
-    if (given(o, "--sandbox-health-command") && !*o->sandbox_health_command)
-        return usage(err, "--sandbox-health-command: expected a non-empty command");
-    return 0;
-}
-
-static int check_slurm(const struct aka_optimize_opts *o, struct aka_err *err)
-{
-    static const char *const only_slurm[] = {"--slurm-partition", "--slurm-account", "--slurm-qos",
-                                             "--slurm-time", NULL};
-    bool slurm = strcmp(o->sandbox, "slurm") == 0;
-    for (int i = 0; only_slurm[i]; i++)
-        if (!slurm && given(o, only_slurm[i]))
-            return usage(err, "%s: only applies to --sandbox slurm; got --sandbox %s",
-                         only_slurm[i], o->sandbox);
-    if (slurm && (!o->slurm_partition || !*o->slurm_partition))
-        return usage(err, "--sandbox slurm: needs --slurm-partition P");
-    if (given(o, "--sandbox-isolation") && strcmp(o->sandbox, "local") != 0)
-        return usage(err, "--sandbox-isolation: only applies to --sandbox local; got --sandbox %s",
-                     o->sandbox);
-    return 0;
-}
-
-/* Upstream's allocation-fit rule, counted in our runs: a whole ABBA verification
- * (--verify-repeats blocks of I C C I, so 4 runs per repeat) must fit the one job
- * allocation a remote transport holds it in. The local sandbox runs each ABBA run
- * as its own job on the same host and GPU, so there is no allocation to fit
- * (docs/campaign.md, "Departures"). */
+/*
+ * The allocation-fit rule. Upstream runs a whole verification in one remote job and
+ * requires runs * --verify-run-timeout + 30 <= --sandbox-timeout. Here the unit of
+ * evidence is one I C C I block (verify_stats.c pairs runs only within a block), so
+ * only a block has to share an allocation: a remote transport holds each block in a
+ * job of its own, and 4 * --verify-run-timeout + 30 must fit --sandbox-timeout
+ * (defaults: 4*120+30 = 510 <= 600), whatever --verify-repeats says. The local
+ * sandbox runs each run as its own job on the same host and GPU, so there is no
+ * allocation to fit (docs/campaign.md, "Departures").
+ */
 static int check_allocation(const struct aka_optimize_opts *o, struct aka_err *err)
 {
-    if (strcmp(o->sandbox, "local") == 0)
+    if (o->transport.kind == AKA_TRANSPORT_LOCAL)
         return 0;
-    long need = 4L * o->verify_repeats * o->verify_run_timeout + 30;
+    long need = 4L * o->verify_run_timeout + 30;
     if (need > o->sandbox_timeout)
-        return aka_err_set(
-            err, AKA_EXIT_USAGE,
-            "--verify-repeats %d and --verify-run-timeout %d need a --sandbox-timeout "
-            "of at least 4*%d*%d+30 = %ld s (4 runs per I C C I repeat) with --sandbox %s; "
-            "got %d",
-            o->verify_repeats, o->verify_run_timeout, o->verify_repeats, o->verify_run_timeout,
-            need, o->sandbox, o->sandbox_timeout);
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--verify-run-timeout %d needs a --sandbox-timeout of at least "
+                           "4*%d+30 = %ld s (one I C C I block per remote job) with --sandbox "
+                           "%s; got %d",
+                           o->verify_run_timeout, o->verify_run_timeout, need, o->transport.sandbox,
+                           o->sandbox_timeout);
     return 0;
 }
 
@@ -177,8 +120,8 @@ static int check_required(const struct aka_optimize_opts *o, struct aka_err *err
 
 int aka_optimize_opts_validate(struct aka_optimize_opts *o, struct aka_err *err)
 {
-    if (check_required(o, err) < 0 || check_target(o, err) < 0 || resolve_transport(o, err) < 0 ||
-        check_ssh(o, err) < 0 || check_slurm(o, err) < 0 || check_allocation(o, err) < 0)
+    if (check_required(o, err) < 0 || check_target(o, err) < 0 || check_transport(o, err) < 0 ||
+        check_allocation(o, err) < 0)
         return -1;
     return 0;
 }
@@ -254,7 +197,5 @@ int aka_optimize_opts_check_host(const struct aka_optimize_opts *o, struct aka_e
     if (strcmp(o->agent_cli, "builtin") != 0 && !(o->agent_cli_path && *o->agent_cli_path) &&
         !on_path(o->agent_cli))
         return usage(err, "--agent-cli %s: '%s' is not on PATH", o->agent_cli, o->agent_cli);
-    if (strcmp(o->sandbox, "local") != 0)
-        return usage(err, "--sandbox %s: this aka build has only the local transport", o->sandbox);
     return check_agent_sandbox(o, err);
 }

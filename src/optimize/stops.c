@@ -155,10 +155,13 @@ static bool target_util_stop(struct aka_run *r, const struct aka_optimize_opts *
 static bool stall_stop(const struct aka_optimize_opts *o, const struct aka_stops *s,
                        const struct aka_episode_counters *c, bool blocked, char *reason, size_t len)
 {
-    /* A valid blocked outcome does not count toward --max-stall, and a pending
-     * conversion must be given its episodes (upstream §2.3). */
+    /* A valid blocked outcome does not count toward --max-stall, a pending
+     * conversion must be given its episodes, and an admission that would be a goal
+     * episode takes precedence over the stall stop (upstream §2.3): sustained stalls
+     * are what goal episodes are for. */
     if (o->max_stall <= 0 || c->consecutive < o->max_stall || blocked ||
-        s->conversion == AKA_CONVERSION_PENDING)
+        s->conversion == AKA_CONVERSION_PENDING ||
+        aka_episode_kind_for(o, (long)c->episodes + 1, c) == AKA_EPISODE_GOAL)
         return false;
     snprintf(reason, len, "stall: %lld episodes without promotion", c->consecutive);
     return true;

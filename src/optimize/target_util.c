@@ -10,9 +10,9 @@
  */
 #include "contracts/operator.h"
 #include "contracts/records.h"
+#include "evaluator/evaluator.h"
 #include "optimize/optimize.h"
 #include "platform/platform.h"
-#include "sandbox/evaluate.h"
 #include "wiki/wiki.h"
 
 #include <math.h>

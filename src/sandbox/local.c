@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct local_job {
     const struct aka_sandbox_job *job;
@@ -36,13 +35,6 @@ struct local_job {
     struct strbuf bwrap, prefix;
     struct strvec argv, env;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int find_bwrap(struct local_job *lj, struct aka_err *err)
 {
@@ -226,50 +218,67 @@ static int run_command(struct local_job *lj, struct aka_err *err)
     return rc == 0 ? check_sandbox_health(lj, err) : -1;
 }
 
-static void local_job_release(struct local_job *lj)
+/* The steps of the transport interface (sandbox.h); aka_sandbox_run drives them. */
+static int local_prepare(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
+                         struct aka_sandbox_result *res, void **state, struct aka_err *err)
 {
+    struct local_job *lj = aka_xcalloc(1, sizeof(*lj));
+    lj->job = job;
+    lj->res = res;
+    lj->opts = t->ctx;
+    strbuf_init(&lj->bwrap, 0);
+    strbuf_init(&lj->prefix, 0);
+    sbx_stage_init(&lj->st);
+    sbx_cgroup_init(&lj->cg);
+    *state = lj;
+    return prepare(lj, err);
+}
+
+static int local_run(void *state, struct aka_err *err)
+{
+    return run_command(state, err);
+}
+
+static void local_collect(void *state)
+{
+    struct local_job *lj = state;
+    sbx_collect_artifacts(lj->job, lj->st.job.buf, lj->res);
+}
+
+/* Stopped at any point: nothing came back, everything is still removed. */
+static void local_cleanup(void *state)
+{
+    struct local_job *lj = state;
+    sbx_stage_remove(&lj->st, &lj->res->notes);
+    sbx_cgroup_destroy(&lj->cg, &lj->res->notes);
     strbuf_release(&lj->bwrap);
     strbuf_release(&lj->prefix);
     strvec_clear(&lj->argv);
     strvec_clear(&lj->env);
+    free(lj);
 }
 
-static int local_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
-                     struct aka_sandbox_result *res, struct aka_err *err)
+static void local_describe(const struct aka_sandbox_transport *t, struct strbuf *out)
 {
-    struct local_job lj;
-    double t0 = now_s(), t1, t2;
-
-    memset(&lj, 0, sizeof(lj));
-    lj.job = job;
-    lj.res = res;
-    lj.opts = t->ctx;
-    strbuf_init(&lj.bwrap, 0);
-    strbuf_init(&lj.prefix, 0);
-
-    sbx_stage_init(&lj.st);
-    sbx_cgroup_init(&lj.cg);
-    int rc = prepare(&lj, err);
-    t1 = now_s();
-    if (rc == 0)
-        rc = run_command(&lj, err);
-    t2 = now_s();
-    /* Stopped at any point: nothing comes back, everything below is still removed. */
-    if (proc_check_stop(err) < 0)
-        rc = -1;
-    if (rc == 0)
-        sbx_collect_artifacts(job, lj.st.job.buf, res);
-    sbx_stage_remove(&lj.st, &res->notes);
-    sbx_cgroup_destroy(&lj.cg, &res->notes);
-    local_job_release(&lj);
-    res->setup_seconds = t1 - t0;
-    res->cleanup_seconds = now_s() - t2;
-    return rc;
+    const struct aka_sandbox_local_opts *o = t->ctx;
+    const char *tmp = o && o->tmp_dir ? o->tmp_dir : getenv("TMPDIR");
+    strbuf_addf(out, "local, isolation %s, jobs in %s",
+                t->isolation == AKA_SBX_NONE ? "none" : "bwrap", tmp && *tmp ? tmp : "/tmp");
 }
+
+static const struct aka_sandbox_transport_ops local_ops = {
+    .name = "local",
+    .prepare = local_prepare,
+    .run = local_run,
+    .collect = local_collect,
+    .cleanup = local_cleanup,
+    .describe = local_describe,
+};
 
 void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox_local_opts *opts)
 {
-    t->name = "local";
-    t->run = local_run;
+    t->ops = &local_ops;
     t->ctx = (void *)opts;
+    t->isolation = AKA_SBX_BWRAP;
+    t->tmp_dir = opts ? opts->tmp_dir : NULL;
 }

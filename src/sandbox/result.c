@@ -1,11 +1,14 @@
 /*
  * result.c — the result object, its JSON form, and the transport-independent
- * entry point aka_sandbox_run() (validate, then hand the job to a transport).
+ * entry point aka_sandbox_run() (validate, then drive a transport through its steps).
  */
 #include "sandbox/internal.h"
 
+#include "base/proc.h"
+
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 void aka_sandbox_result_init(struct aka_sandbox_result *r)
 {
@@ -149,16 +152,51 @@ static void mark_failed(struct aka_sandbox_result *res, const struct aka_err *er
     snprintf(res->error, sizeof(res->error), "%s", err->msg);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* prepare → run → collect → cleanup; a stop signal at any point: nothing comes back. */
+static int drive(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
+                 struct aka_sandbox_result *res, struct aka_err *err)
+{
+    const struct aka_sandbox_transport_ops *ops = t->ops;
+    void *state = NULL;
+    double t0 = now_s(), t1, t2;
+    int rc = ops->prepare(t, job, res, &state, err);
+    t1 = now_s();
+    if (rc == 0)
+        rc = ops->run(state, err);
+    t2 = now_s();
+    if (proc_check_stop(err) < 0)
+        rc = -1;
+    if (rc == 0)
+        ops->collect(state);
+    if (state)
+        ops->cleanup(state);
+    res->setup_seconds = t1 - t0;
+    res->cleanup_seconds = now_s() - t2;
+    return rc;
+}
+
 int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
                     struct aka_sandbox_result *res, struct aka_err *err)
 {
-    snprintf(res->transport, sizeof(res->transport), "%s", t->name);
+    snprintf(res->transport, sizeof(res->transport), "%s", t->ops->name);
     snprintf(res->isolation, sizeof(res->isolation), "%s",
              job->isolation == AKA_SBX_NONE ? "none" : "bwrap");
-    if (aka_sandbox_job_validate(job, err) < 0 || t->run(t, job, res, err) < 0) {
+    if (aka_sandbox_job_validate(job, err) < 0 || drive(t, job, res, err) < 0) {
         mark_failed(res, err);
         return -1;
     }
     res->status = AKA_SBX_COMPLETED;
     return 0;
+}
+
+void aka_sandbox_transport_describe(const struct aka_sandbox_transport *t, struct strbuf *out)
+{
+    t->ops->describe(t, out);
 }

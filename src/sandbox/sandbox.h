@@ -32,6 +32,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* ---- job model ---------------------------------------------------------------------------- */
 
@@ -200,16 +201,41 @@ json_t *aka_sandbox_result_to_json(const struct aka_sandbox_job *job,
 /* ---- transports ------------------------------------------------------------------------------ */
 
 /*
- * run() returns 0 when the command ran to an end (whatever its exit status),
- * -1 when it was refused (err code 2) or the environment failed (err code 75);
- * res->status and res->error say the same thing for callers that only keep the
- * result. A transport never modifies the job.
+ * A transport runs one job somewhere: on this host (local), later on a host reached
+ * over OpenSSH, a gateway or a Slurm allocation. aka_sandbox_run() drives every
+ * transport through the same steps, so what a caller sees does not depend on where
+ * the job ran:
+ *
+ *   prepare  stage the job (copies, argv, environment); *state holds what the other
+ *            steps need. -1: refused (code 2) or the environment failed (code 75).
+ *   run      run the command to an end; 0 whatever its exit status, -1 (code 75, or
+ *            128+signal when aka was told to stop) when it could not be run.
+ *   collect  bring the job's artifacts back (only after a run that returned 0).
+ *   cleanup  remove everything prepare made and free *state; always called once
+ *            prepare has set *state, also after a failure.
+ *   describe one line for notes and --dry-run ("local, bwrap, jobs in /tmp").
+ *
+ * A transport never modifies the job. `isolation` is what the jobs built for this
+ * transport ask for (callers copy it into job->isolation); `tmp_dir` is where this
+ * host stages the files a job ships (NULL: $TMPDIR, else /tmp).
  */
-struct aka_sandbox_transport {
+struct aka_sandbox_transport;
+
+struct aka_sandbox_transport_ops {
     const char *name;
-    int (*run)(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
-               struct aka_sandbox_result *res, struct aka_err *err);
+    int (*prepare)(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
+                   struct aka_sandbox_result *res, void **state, struct aka_err *err);
+    int (*run)(void *state, struct aka_err *err);
+    void (*collect)(void *state);
+    void (*cleanup)(void *state);
+    void (*describe)(const struct aka_sandbox_transport *t, struct strbuf *out);
+};
+
+struct aka_sandbox_transport {
+    const struct aka_sandbox_transport_ops *ops;
     void *ctx; /* the transport's configuration (below for local) */
+    enum aka_sandbox_isolation isolation;
+    const char *tmp_dir;
 };
 
 struct aka_sandbox_local_opts {
@@ -224,12 +250,80 @@ struct aka_sandbox_local_opts {
  */
 int aka_sandbox_check_tmp(const char *tmp_dir, struct aka_err *err);
 
-/* Fill t with the local transport; opts must outlive t (NULL: defaults). */
+/* Fill t with the local transport (isolation bwrap); opts must outlive t (NULL: defaults). */
 void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox_local_opts *opts);
 
-/* Validate, then t->run(); on refusal or environment failure res is filled too. */
+/* Validate, then prepare, run, collect and clean up through t; on refusal or
+ * environment failure res is filled too. Setup, run and cleanup times go to res. */
 int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
                     struct aka_sandbox_result *res, struct aka_err *err);
+
+/* t's one-line description. */
+void aka_sandbox_transport_describe(const struct aka_sandbox_transport *t, struct strbuf *out);
+
+/* ---- the transport factory (transport.c) ----------------------------------------------------- */
+
+/*
+ * Every command that runs jobs (`aka eval`, `aka sandbox run`, `aka optimize`) takes
+ * the same transport flags from one table, aka_transport_flags, and gets its transport
+ * from aka_transport_open. Flags given on the command line win over the environment
+ * (ATREX_SANDBOX_SSH, ATREX_SANDBOX_SSH_GPU, ATREX_SANDBOX_SSH_INIT,
+ * ATREX_SANDBOX_SSH_RUNTIME_BINDS as a JSON array, ATREX_SANDBOX_HEALTH_COMMAND,
+ * ATREX_SANDBOX_URL, ATREX_SANDBOX_PROFILE, ATREX_SANDBOX_GPU); a transport chosen on
+ * the command line ignores the environment's choice of another one.
+ */
+#define AKA_TRANSPORT_MAX_FLAGS 24
+
+enum aka_transport_kind {
+    AKA_TRANSPORT_LOCAL = 0,
+    AKA_TRANSPORT_SSH,
+    AKA_TRANSPORT_GATEWAY,
+    AKA_TRANSPORT_SLURM
+};
+
+struct aka_transport_opts {
+    const char *sandbox;   /* local | ssh | gateway | slurm (resolved by validate) */
+    const char *isolation; /* local: bwrap | none */
+    const char *tmp;       /* local: --sandbox-tmp (NULL: $TMPDIR, else /tmp) */
+    const char *ssh, *ssh_init, *health_command; /* ssh: USER@HOST, ... */
+    int ssh_gpu;                                 /* ssh: remote GPU index; -1 unset */
+    struct strvec ssh_runtime_binds;             /* ssh: "SRC[=DST]" */
+    const char *url, *profile, *hardware;        /* gateway */
+    const char *slurm_partition, *slurm_account, *slurm_qos, *slurm_time;
+    enum aka_transport_kind kind; /* set by validate */
+    bool validated;
+    bool env_cannot_choose; /* the caller knows the transport (an episode's campaign): the
+                               variables that choose one are ignored, the others still fill */
+    bool given[AKA_TRANSPORT_MAX_FLAGS]; /* indexed like aka_transport_flags */
+    struct aka_sandbox_local_opts local; /* what a local transport opened from these points at */
+};
+
+void aka_transport_opts_init(struct aka_transport_opts *o);
+void aka_transport_opts_release(struct aka_transport_opts *o);
+/* argv[*i] is a transport flag: 1 (value stored), 0 not one, -1 bad value (code 2). */
+int aka_transport_opts_parse_one(struct aka_transport_opts *o, int argc, char **argv, int *i,
+                                 struct aka_err *err);
+bool aka_transport_opt_given(const struct aka_transport_opts *o, const char *flag);
+/*
+ * After parsing: take the environment's values for absent flags, resolve the transport
+ * the flags imply (--sandbox-ssh: ssh; --sandbox-url or --sandbox-profile: gateway),
+ * and check every combination and value. platform (NULL: none) is the gateway's GPU
+ * token when --sandbox-hardware is absent. Code 2 naming the flag or variable. A
+ * transport this build lacks passes (aka_transport_open says 75).
+ */
+int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platform,
+                                struct aka_err *err);
+/* The transport flags' help lines. */
+void aka_transport_opts_print_help(FILE *out);
+/*
+ * The transport the validated options describe (validated here first, without a
+ * platform, when the caller did not); o must outlive t. Code 75 when the
+ * environment cannot serve it: an unusable --sandbox-tmp, or a transport this build
+ * does not have yet (ssh: issue 12; gateway, slurm: issue 13).
+ */
+int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
+                       struct aka_err *err);
+const char *aka_transport_kind_name(enum aka_transport_kind k);
 
 /*
  * The bwrap argv the local transport would use for job in jobdir (for --dry-run,

@@ -10,7 +10,8 @@
  * environment say, and the asset tree must still hash as pinned: a campaign never
  * silently changes what it optimizes, for which evaluator runtime, or with which
  * harness. Readers (`aka eval` in an episode, `aka status`, finalization, the tuner)
- * all go through aka_ws_campaign_load, each naming the fields it requires.
+ * all go through aka_ws_campaign_load, each naming the fields it requires; before an
+ * evaluation job, aka_ws_eval_inputs checks the pins (through snapshot.c's hashes).
  */
 #include "base/fs.h"
 #include "base/json.h"
@@ -218,4 +219,33 @@ void aka_ws_campaign_release(struct aka_ws_campaign *c)
     json_decref(c->doc);
     free(c->path);
     memset(c, 0, sizeof(*c));
+}
+
+/* ---- before an evaluation ------------------------------------------------------------------- */
+
+static void resolve_op_dir(const char *ws, const char *op_dir, struct strbuf *out)
+{
+    if (op_dir[0] == '/') {
+        strbuf_reset(out);
+        strbuf_addstr(out, op_dir);
+    } else {
+        aka_path_join(out, ws, op_dir);
+    }
+}
+
+int aka_ws_eval_inputs(const char *ws, const char *repo_root, struct strbuf *op_dir,
+                       struct aka_err *err)
+{
+    struct aka_ws_campaign c;
+    int rc = aka_ws_campaign_load(ws, 0, &c, err);
+    if (rc == 0 && c.assets)
+        rc = aka_ws_assets_verify(c.assets, repo_root, c.path, err);
+    if (rc == 0 && c.operator_snapshot)
+        rc = aka_ws_operator_verify(ws, op_dir, err);
+    else if (rc == 0 && !c.op_dir)
+        rc = aka_err_set(err, AKA_EXIT_USAGE, "%s: op_dir: required field is missing", c.path);
+    else if (rc == 0)
+        resolve_op_dir(ws, c.op_dir, op_dir);
+    aka_ws_campaign_release(&c);
+    return rc;
 }

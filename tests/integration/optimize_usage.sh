@@ -29,8 +29,9 @@ mkdir -p "$TMP/cwd"
 
 expect_usage missing-op-dir --op-dir --platform cpu --workspace "$TMP/ws"
 expect_usage bad-iters --max-iters "${BASE[@]}" --max-iters -3
+# One I C C I block per remote job: 4*150+30 = 630 s does not fit the 600 s maximum.
 expect_usage allocation-fit --sandbox-timeout "${BASE[@]}" --sandbox ssh --sandbox-ssh u@h \
-    --sandbox-ssh-gpu 0 --verify-repeats 2
+    --sandbox-ssh-gpu 0 --verify-run-timeout 150
 expect_usage url-and-profile "mutually exclusive" "${BASE[@]}" --sandbox-url http://x --sandbox-profile pre
 expect_usage ssh-without-gpu --sandbox-ssh-gpu "${BASE[@]}" --sandbox-ssh u@h
 expect_usage too-many-resumes --handoff-resumes "${BASE[@]}" --handoff-resumes 33

@@ -1,5 +1,5 @@
 /*
- * test_evaluate.c — the pieces of sandbox/evaluate.h that need no sandbox:
+ * test_evaluate.c — the pieces of evaluator/evaluator.h that need no sandbox:
  * plan.json generation for native operators, the identity cross-check
  * (kernel_sha256 and eval_id), the interpretation of a job's output into a
  * verdict (fail closed on every malformed or contradictory output), platform and
@@ -16,7 +16,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "contracts/operator.h"
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 #include <stdio.h>
 #include <stdlib.h>

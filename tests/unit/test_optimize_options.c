@@ -43,7 +43,7 @@ static void test_defaults(void **state)
     assert_string_equal(o.agent_cli, "claude");
     assert_string_equal(o.optimization_mode, "leaderboard");
     assert_string_equal(o.framework_baseline, "auto");
-    assert_string_equal(o.sandbox, "local");
+    assert_string_equal(o.transport.sandbox, "local");
     assert_string_equal(o.notes, "none");
     aka_optimize_opts_release(&o);
 }
@@ -76,7 +76,6 @@ static const struct ok_case ok_cases[] = {
     {{"--min-improvement-pct=2.5"}, "--min-improvement-pct"},
     {{"--max-shape-regression-pct", "10"}, "--max-shape-regression-pct"},
     {{"--max-dispersion-pct", "5"}, "--max-dispersion-pct"},
-    {{"--setup-timeout", "10"}, "--setup-timeout"},
     {{"--production-review-timeout", "10"}, "--production-review-timeout"},
     {{"--workspace", "/tmp/x"}, "--workspace"},
     {{"--workspace-suffix", "c_cpu"}, "--workspace-suffix"},
@@ -87,20 +86,18 @@ static const struct ok_case ok_cases[] = {
     {{"--agent-read-only-path", "/opt/node"}, "--agent-read-only-path"},
     {{"--agent-writable-path", "/tmp/cache", "--agent-writable-path", "/tmp/more"},
      "--agent-writable-path"},
-    {{"--sandbox-hardware", "H200"}, "--sandbox-hardware"},
+    {{"--sandbox-url", "http://g", "--sandbox-hardware", "H200"}, "--sandbox-hardware"},
     {{"--sandbox-timeout", "510"}, "--sandbox-timeout"},
     {{"--environment-poll-interval", "5"}, "--environment-poll-interval"},
-    /* remote transports: one I C C I repeat (4*1*120+30 s) fits the default 600 s job */
-    {{"--sandbox-url", "http://127.0.0.1:1", "--verify-repeats", "1"}, "--sandbox-url"},
-    {{"--sandbox", "gateway", "--sandbox-profile", "pre", "--verify-repeats", "1"},
-     "--sandbox-profile"},
-    {{"--framework", "C", "--sandbox-ssh", "u@h", "--sandbox-ssh-gpu", "3", "--verify-repeats",
-      "1"},
-     "--sandbox-ssh"},
-    {{"--framework", "C", "--sandbox-ssh", "h", "--sandbox-ssh-gpu", "0", "--verify-repeats", "1"},
+    /* remote transports with the default verification: one I C C I block per remote job
+     * (4*120+30 = 510 s) fits the default 600 s job, whatever --verify-repeats says */
+    {{"--sandbox-url", "http://127.0.0.1:1"}, "--sandbox-url"},
+    {{"--sandbox", "gateway", "--sandbox-profile", "pre"}, "--sandbox-profile"},
+    {{"--framework", "C", "--sandbox-ssh", "u@h", "--sandbox-ssh-gpu", "3"}, "--sandbox-ssh"},
+    {{"--framework", "C", "--sandbox-ssh", "h", "--sandbox-ssh-gpu", "0", "--verify-repeats", "8"},
      "--sandbox-ssh-gpu"},
-    {{"--sandbox", "slurm", "--slurm-partition", "gpu", "--verify-repeats", "1"},
-     "--slurm-partition"},
+    {{"--sandbox", "slurm", "--slurm-partition", "gpu"}, "--slurm-partition"},
+    {{"--sandbox-url", "http://g", "--verify-run-timeout", "142"}, "--verify-run-timeout"},
     {{"--verify-repeats", "5"}, "--verify-repeats"}, /* local: no allocation to fit */
 };
 
@@ -128,7 +125,7 @@ static void test_values_land(void **state)
                           "--min-improvement-pct",
                           "2.5",
                           "--sandbox-url",
-                          "u",
+                          "http://u",
                           "--token-budget",
                           "99",
                           "--verify-repeats",
@@ -137,7 +134,7 @@ static void test_values_land(void **state)
     assert_int_equal(parse(&o, &err, args), 0);
     assert_string_equal(o.framework, "C"); /* canonical spelling */
     assert_true(o.min_improvement_pct == 2.5);
-    assert_string_equal(o.sandbox, "gateway"); /* implied by --sandbox-url */
+    assert_string_equal(o.transport.sandbox, "gateway"); /* implied by --sandbox-url */
     assert_int_equal(o.token_budget, 99);
     aka_optimize_opts_release(&o);
 }
@@ -177,7 +174,9 @@ static const struct bad_case bad_cases[] = {
     {{"--agent-sandbox", "docker"}, "--agent-sandbox"},
     {{"--goal", ""}, "--goal"},
     {{"--workspace-suffix", "Not_A_Slug"}, "--workspace-suffix"},
-    {{"--sandbox-url", "u", "--verify-repeats", "3"}, "--sandbox-timeout"}, /* 4*3*120+30 > 600 */
+    {{"--sandbox-url", "http://u", "--verify-run-timeout", "143"}, "--sandbox-timeout"}, /* 602 */
+    {{"--sandbox-url", "u"}, "--sandbox-url"},              /* not an http(s) URL */
+    {{"--sandbox-hardware", "H200"}, "--sandbox-hardware"}, /* gateway only */
     {{"--sandbox-url", "u", "--sandbox-profile", "pre"}, "mutually exclusive"},
     {{"--sandbox", "local", "--sandbox-url", "u"}, "--sandbox-url"},
     {{"--sandbox", "gateway"}, "--sandbox gateway"},
@@ -192,6 +191,8 @@ static const struct bad_case bad_cases[] = {
     {{"--sandbox", "slurm", "--slurm-partition", "p", "--sandbox-isolation", "none"},
      "--sandbox-isolation"},
     {{"--no-such-flag", "1"}, "--no-such-flag"},
+    /* upstream's legacy setup session does not exist here: the flag is gone, not ignored */
+    {{"--setup-timeout", "10"}, "--setup-timeout"},
     {{"stray"}, "stray"},
     {{"--notes"}, "--notes"},
 };

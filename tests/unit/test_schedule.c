@@ -376,6 +376,13 @@ static void test_latch_persists(void **state)
     assert_int_equal(check(&r, &o, &s, reason, &err), 1);
     assert_string_equal(reason, "stall: 1 episodes without promotion");
     assert_int_equal(aka_conversion_load(r.ws.buf), AKA_CONVERSION_GLUON);
+    /* the next admission would be a goal episode (5 done, 1 > 0 unpromoted): goal
+     * admission takes precedence over --max-stall, as upstream */
+    o.goal_after_episodes = 5;
+    o.goal_after_stalls = 0;
+    reason[0] = '\0';
+    assert_int_equal(check(&r, &o, &s, reason, &err), 0);
+    assert_string_equal(reason, "");
     strbuf_release(&r.ws);
 }
 

@@ -1,12 +1,14 @@
 /*
- * evaluate.h — evaluating one candidate kernel against its operator, in the
- * sandbox, into one typed evaluator result (DESIGN §4.6). What `aka eval` and,
- * later, the campaign's verification call.
+ * evaluator.h — the evaluator module's one public header: evaluating one candidate
+ * kernel against its operator, in the sandbox, into one typed evaluator result
+ * (DESIGN §4.6). What `aka eval`, the campaign's baselines and its verification call.
+ * This module is the only one that builds evaluation jobs; sandbox/ keeps the job
+ * model and the transports, and the caller picks the transport.
  *
  * aka_evaluate() loads the operator, checks that layout, framework and
  * platform fit together, hashes the kernel bytes it is about to ship, builds a
- * sandbox job with an explicit allowlist per layout, runs it through the local
- * transport and turns what came back into a verdict:
+ * sandbox job with an explicit allowlist per layout, runs it through the transport
+ * its caller hands in and turns what came back into a verdict:
  *
  *   native C / CUDA (operator.json)   aka resolves every shape into plan.json;
  *       the job builds runtime/harness/native with reference.c|.cu and the
@@ -26,8 +28,8 @@
  * platform picks the device nodes the job gets and nvcc's -arch; `cuda_arch`
  * (--arch) overrides the latter and is checked against the platform's vendor.
  */
-#ifndef AKA_SANDBOX_EVALUATE_H
-#define AKA_SANDBOX_EVALUATE_H
+#ifndef AKA_EVALUATOR_EVALUATOR_H
+#define AKA_EVALUATOR_EVALUATOR_H
 
 #include "base/error.h"
 #include "base/sha256.h"
@@ -62,13 +64,11 @@ struct aka_eval_request {
     int timed_runs;                 /* < 0: the harness's default (C 25, CUDA 100, Python 100) */
     int warmup;                     /* < 0: the harness's default (C 3, CUDA 10, Python 10) */
     const struct strvec *tune;      /* NULL or "NAME=VALUE" knobs (native only) */
-    enum aka_sandbox_isolation isolation;
-    const char *cuda_arch;   /* --arch; NULL: the platform's */
-    long timeout_s;          /* <= 0: AKA_SBX_DEFAULT_TIMEOUT_S */
-    const char *sandbox_tmp; /* NULL: $TMPDIR, else /tmp */
-    long long llc_bytes;     /* <= 0: read from this host's sysfs (native C) */
-    const char *eval_id;     /* NULL: generated */
-    bool in_agent_sandbox;   /* an agent's `aka eval` inside the agent sandbox (job field) */
+    const char *cuda_arch;          /* --arch; NULL: the platform's */
+    long timeout_s;                 /* <= 0: AKA_SBX_DEFAULT_TIMEOUT_S */
+    long long llc_bytes;            /* <= 0: read from this host's sysfs (native C) */
+    const char *eval_id;            /* NULL: generated */
+    bool in_agent_sandbox;          /* an agent's `aka eval` inside the agent sandbox (job field) */
 };
 
 struct aka_eval_outcome {
@@ -90,12 +90,14 @@ void aka_eval_outcome_init(struct aka_eval_outcome *o);
 void aka_eval_outcome_release(struct aka_eval_outcome *o);
 
 /*
- * Evaluate. 0: out->result holds a verdict (pass or fail) and out->exit_code
- * says which. -1: no verdict; err has code 2 (bad operator, flags, kernel path,
- * reference that fails) or 75 (sandbox, toolchain or device unavailable).
+ * Evaluate through transport t (from the caller: sandbox.h's aka_transport_open, or
+ * aka_sandbox_local); the job asks for t->isolation and stages its private files in
+ * t->tmp_dir. 0: out->result holds a verdict (pass or fail) and out->exit_code says
+ * which. -1: no verdict; err has code 2 (bad operator, flags, kernel path, reference
+ * that fails) or 75 (sandbox, toolchain or device unavailable).
  */
-int aka_evaluate(const struct aka_eval_request *req, struct aka_eval_outcome *out,
-                 struct aka_err *err);
+int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_request *req,
+                 struct aka_eval_outcome *out, struct aka_err *err);
 
 /* The result object as printed and recorded: the typed result plus "sandbox_isolation". */
 json_t *aka_eval_result_json(const struct aka_eval_outcome *o);

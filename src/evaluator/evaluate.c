@@ -1,5 +1,5 @@
 /*
- * evaluate.c — owns aka_evaluate and everything around it (evaluate.h): platform
+ * evaluate.c — owns aka_evaluate and everything around it (evaluator.h): platform
  * and framework names, plan.json for native operators, the per-layout sandbox
  * job (allowlist, command, environment), turning the job's output into a
  * verdict, and the episode-mode pieces of `aka eval` (the campaign's pinned inputs,
@@ -11,7 +11,7 @@
  * evaluation with a reason a kernel engineer can act on, unless the fault is
  * provably not the candidate's (operator, flags, machine), which is an error.
  */
-#include "sandbox/evaluate.h"
+#include "evaluator/evaluator.h"
 
 #include "base/fs.h"
 #include "base/json.h"
@@ -244,6 +244,7 @@ json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_nat
 /* ---- one evaluation's state ------------------------------------------------------------- */
 
 struct eval_ctx {
+    const struct aka_sandbox_transport *t;
     const struct aka_eval_request *req;
     struct aka_operator op;
     struct aka_platform plat;
@@ -293,7 +294,7 @@ static int snapshot_kernel(struct eval_ctx *c, struct aka_err *err)
     const char *name = c->native ? (c->cuda ? "kernel.cu" : "kernel.c") : "kernel.py";
     if (!aka_is_file(c->req->kernel))
         return aka_err_set(err, AKA_EXIT_USAGE, "--kernel %s: not a regular file", c->req->kernel);
-    if (aka_make_temp_dir(c->req->sandbox_tmp, "aka-eval", &c->tmp, err) < 0)
+    if (aka_make_temp_dir(c->t->tmp_dir, "aka-eval", &c->tmp, err) < 0)
         return -1;
     aka_path_join(&c->kernel, c->tmp.buf, name);
     if (aka_copy_file(c->req->kernel, c->kernel.buf, err) < 0 ||
@@ -883,9 +884,9 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
         snprintf(c->eval_id, sizeof(c->eval_id), "%s", req->eval_id);
     else
         new_eval_id(c->eval_id, sizeof(c->eval_id));
-    if (aka_sandbox_check_tmp(req->sandbox_tmp, err) < 0 || snapshot_kernel(c, err) < 0)
+    if (snapshot_kernel(c, err) < 0)
         return -1;
-    c->job.isolation = req->isolation;
+    c->job.isolation = c->t->isolation;
     c->job.in_agent_sandbox = req->in_agent_sandbox;
     c->job.timeout_s = req->timeout_s > 0 ? req->timeout_s : AKA_SBX_DEFAULT_TIMEOUT_S;
     fill_expect(c);
@@ -894,12 +895,13 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
 
 static int run_job(struct eval_ctx *c, struct aka_eval_outcome *out, struct aka_err *err)
 {
-    struct aka_sandbox_local_opts lo = {c->req->sandbox_tmp, NULL};
-    struct aka_sandbox_transport t;
     struct aka_sandbox_result res;
-    aka_sandbox_local(&t, &lo);
+    struct strbuf where = STRBUF_INIT;
+    aka_sandbox_transport_describe(c->t, &where);
+    strvec_pushf(&out->notes, "transport: %s", where.buf);
+    strbuf_release(&where);
     aka_sandbox_result_init(&res);
-    int rc = aka_sandbox_run(&t, &c->job, &res, err);
+    int rc = aka_sandbox_run(c->t, &c->job, &res, err);
     if (rc == 0) {
         struct aka_eval_run run = {res.exit_code, res.term_signal,  res.timed_out,
                                    res.out.buf,   res.err.buf,      res.out.len,
@@ -924,17 +926,18 @@ static void mark_isolation(struct aka_eval_outcome *out)
     json_object_set_new(out->result.extra, "sandbox_isolation", json_string(out->isolation));
 }
 
-int aka_evaluate(const struct aka_eval_request *req, struct aka_eval_outcome *out,
-                 struct aka_err *err)
+int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_request *req,
+                 struct aka_eval_outcome *out, struct aka_err *err)
 {
     struct eval_ctx c;
     memset(&c, 0, sizeof(c));
+    c.t = t;
     c.req = req;
     strbuf_init(&c.tmp, 0);
     strbuf_init(&c.kernel, 0);
     aka_sandbox_job_init(&c.job, AKA_SBX_RUN);
     snprintf(out->isolation, sizeof(out->isolation), "%s",
-             req->isolation == AKA_SBX_NONE ? "none" : "bwrap");
+             t->isolation == AKA_SBX_NONE ? "none" : "bwrap");
     int rc = prepare(&c, err);
     snprintf(out->kernel_sha256, sizeof(out->kernel_sha256), "%s", c.sha);
     snprintf(out->eval_id, sizeof(out->eval_id), "%s", c.eval_id);
