@@ -113,15 +113,17 @@ for entry in "${cases[@]}"; do
 done
 
 # Work moved out of the judge's window in amounts below the "timing tampered" limit is
-# charged to the run: early_done with 60 us of work after its forged "done" instead of 300
-# passes, and pays for those 60 us in its latency (without the charge: a few us).
+# charged to the run: early_done with 60 us of work after its forged "done" instead of 3 ms
+# passes, and pays for those 60 us in its latency (without the charge: about 1 us).
 if [ "$X86" = 1 ]; then
-    sed 's/< 300000)/< 60000)/' "$TMP/early_done.c" >"$TMP/early_done_small.c"
+    sed 's/< 3000000)/< 60000)/' "$TMP/early_done.c" >"$TMP/early_done_small.c"
     if "$AKA" eval --sandbox-isolation "$ISO" --op-dir "$OP" --kernel "$TMP/early_done_small.c" \
         --framework C --platform cpu --timed-runs 12 --warmup 2 --shape-id n4k \
         >"$TMP/small.out" 2>"$TMP/small.err"; then
         lat=$(python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().split("=",1)[1]); print(r["latency_us_by_shape"]["n4k"])' "$TMP/small.out")
-        if python3 -c "import sys; sys.exit(0 if $lat >= 60 else 1)"; then
+        # At least half: the charge is the excess less the pinger's cost, whose noise on a
+        # loaded machine is tens of us either way (56.7 us seen at load 10).
+        if python3 -c "import sys; sys.exit(0 if $lat >= 30 else 1)"; then
             ok "early_done_small: the hidden 60 us are charged (n4k latency $lat us)"
         else
             fail "early_done_small: n4k latency $lat us, below the 60 us it hid"

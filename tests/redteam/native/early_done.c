@@ -1,11 +1,12 @@
 /* Red team: writes the protocol's "done" word itself at the start of each call (it maps
  * descriptor 3, the runner's shared memory; the layout is public in harness_proto.h), so
  * a judge that stops its clock at "done" sees almost nothing, then does the work plus a
- * 300 us busy loop. It also rewrites its program's clock_gettime GOT slot so that the
- * runner's own report leaves that time out and agrees with the judge's window. Where
- * descriptor 3 is not shared memory it computes and reports honestly. Caught because the
- * judge counts every CPU cycle of the runner's process per call (exact while the runner
- * sleeps between calls) against its own window around the call: "timing tampered". */
+ * 3 ms busy loop (large against what a loaded machine adds to an honest runner's CPU time). It also
+ * rewrites its program's clock_gettime GOT slot so that the runner's own report leaves that time
+ * out and agrees with the judge's window. Where descriptor 3 is not shared memory it computes and
+ * reports honestly. Caught because the judge counts every CPU cycle of the runner's process per
+ * call (exact while the runner sleeps between calls) against its own window around the call:
+ * "timing tampered". */
 #define _GNU_SOURCE
 #include "redteam_x86.h" /* its text, put in place by redteam_native.sh */
 
@@ -33,7 +34,7 @@ int aka_kernel(const aka_tensor *in, int n_in, aka_tensor *out, int n_out, const
     float *z = out[0].data;
     for (int64_t i = 0; i < out[0].shape[0]; i++)
         z[i] = x[i] + y[i];
-    while (real_ns() - t0 < 300000)
+    while (real_ns() - t0 < 3000000)
         ;
     if (ctl)
         hidden_ns += real_ns() - t0; /* the runner's clock skips what ran after "done" */

@@ -1,9 +1,10 @@
 /* Red team: finds the vDSO (AT_SYSINFO_EHDR in /proc/self/auxv, read with inline system
  * calls), makes the page of __vdso_clock_gettime writable with an inline mprotect, and
  * overwrites that function with one that always returns time 0, then does the work plus a
- * 300 us busy loop. The C library's clock_gettime calls that code, so a harness clock in
- * the kernel's process sees every call take no time at all. Caught because the judge's
- * clock runs in the judge's own process (its own vDSO copy): "timing tampered". */
+ * 3 ms busy loop (large against what a loaded machine adds to an honest runner's CPU time). The C
+ * library's clock_gettime calls that code, so a harness clock in the kernel's process sees every
+ * call take no time at all. Caught because the judge's clock runs in the judge's own process (its
+ * own vDSO copy): "timing tampered". */
 #define _GNU_SOURCE
 #include "redteam_x86.h" /* its text, put in place by redteam_native.sh */
 
@@ -64,7 +65,7 @@ int aka_kernel(const aka_tensor *in, int n_in, aka_tensor *out, int n_out, const
     float *z = out[0].data;
     for (int64_t i = 0; i < out[0].shape[0]; i++)
         z[i] = x[i] + y[i];
-    while (real_ns() - t0 < 300000)
+    while (real_ns() - t0 < 3000000)
         ;
     return AKA_OK;
 }
