@@ -171,17 +171,28 @@ def adopt_orphans() -> None:
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
-def process_cpu_ns(pid: int) -> Optional[int]:
-    """CPU time of every thread, live or exited, of another process; None when it is gone."""
+def cpu_clock(pid: int) -> Optional[int]:
+    """The clock id of another process's CPU time (every thread, live or exited)."""
     libc = _c()
     if libc is None:
         return None
     cid = ctypes.c_int()
     if libc.clock_getcpuclockid(ctypes.c_int(pid), ctypes.byref(cid)) != 0:
         return None
-    try:
-        import time
+    return cid.value
 
-        return time.clock_gettime_ns(cid.value)
+
+def clock_ns(clock: int) -> Optional[int]:
+    """A CPU-time clock's reading; None when its process is gone."""
+    import time
+
+    try:
+        return time.clock_gettime_ns(clock)
     except OSError:
         return None
+
+
+def process_cpu_ns(pid: int) -> Optional[int]:
+    """CPU time of every thread, live or exited, of another process; None when it is gone."""
+    clock = cpu_clock(pid)
+    return None if clock is None else clock_ns(clock)
