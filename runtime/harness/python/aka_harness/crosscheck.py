@@ -204,8 +204,15 @@ class Baseline:
     gap: float = 0.0
     cpu_path: float = 0.0
     outside: float = 0.0
-    gaps: list[float] = field(default_factory=list)
+    missed: list[float] = field(default_factory=list)  # per run, see missed()
     outsides: list[float] = field(default_factory=list)
+
+
+def missed(s: Samples, inside: list[float]) -> list[float]:
+    """Per run: how much of the call the runner's own figure leaves out, by the judge's
+    smaller measure of it (window or CPU time inside it, as in cpu_latencies); for an
+    honest runner only the path around the call, whatever the load."""
+    return [min(w, i) - r for r, w, i in zip(s.reported, s.wall, inside)]
 
 
 def baseline(ref: Optional[Samples], inside: list[float],
@@ -214,7 +221,7 @@ def baseline(ref: Optional[Samples], inside: list[float],
         return None
     return Baseline(statistics.median(ref.gaps),
                     statistics.median(i - r for i, r in zip(inside, ref.reported)),
-                    statistics.median(outside), ref.gaps, list(outside))
+                    statistics.median(outside), missed(ref, inside), list(outside))
 
 
 def cpu_latencies(s: Samples, inside: list[float], outside: list[float],
@@ -242,7 +249,8 @@ def cpu_latencies(s: Samples, inside: list[float], outside: list[float],
             for r, w, i in zip(s.reported, s.wall, inside)]
 
 
-def cpu_check(cand: Samples, cand_outside: list[float], base: Optional[Baseline]) -> Verdict:
+def cpu_check(cand: Samples, cand_inside: list[float], cand_outside: list[float],
+              base: Optional[Baseline]) -> Verdict:
     """Name gross tampering on a CPU device (the latency is charged either way).
 
     Two medians against the reference's on the same shape: the gap between the judge's
@@ -255,11 +263,11 @@ def cpu_check(cand: Samples, cand_outside: list[float], base: Optional[Baseline]
         return bad
     if not cand.reported or base is None:
         return Verdict(True)
-    window = statistics.median(cand.wall)
-    gap = statistics.median(cand.gaps)
-    gbase, glimit = _wide_limit(base.gaps, window)
+    window = statistics.median(min(w, i) for w, i in zip(cand.wall, cand_inside))
+    gap = statistics.median(missed(cand, cand_inside))
+    gbase, glimit = _wide_limit(base.missed, window)
     if gap > glimit:
-        return Verdict(False, f"timing tampered: the judge's clock saw {gap:.1f} us per timed "
+        return Verdict(False, f"timing tampered: the judge's clocks saw {gap:.1f} us per timed "
                               f"call (median) beyond the {cand.median_reported:.2f} us the "
                               f"candidate's runner reported, where the reference through the "
                               f"same path shows {gbase:.1f} us (limit {glimit:.1f} us): the "

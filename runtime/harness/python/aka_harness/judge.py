@@ -732,7 +732,7 @@ class Judge:
         """The reported latencies against the judge's clock, and on a CPU its CPU count."""
         sid, ref = data.sid, data.ref_timed
         if self.device == "cpu":
-            verdicts = [xc.cpu_check(timed.wall[r], timed.outside,
+            verdicts = [xc.cpu_check(timed.wall[r], timed.inside, timed.outside,
                                      data.ref_bases[r] if data.ref_bases else None)
                         for r in range(self.world)]
         else:

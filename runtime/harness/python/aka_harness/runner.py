@@ -23,7 +23,6 @@ import gc
 import os
 import signal
 import sys
-import time
 import traceback
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
