@@ -64,7 +64,7 @@ else
   run kill_parent fail 'killed by signal' "$red/kill_parent.py" "${rms[@]}"
 fi
 run modify_inputs fail '^inputs modified during a call' "$red/modify_inputs.py" "${rms[@]}"
-run move_work_out charged:300 '' "$red/move_work_out.py" "${rms[@]}"
+run move_work_out charged:200 '' "$red/move_work_out.py" "${rms[@]}"
 run inherited_fds fail 'elements outside atol' "$red/inherited_fds.py" "${rms[@]}"
 run defer_thread fail '^output of a timed run is wrong' "$red/defer_thread.py" "${rms[@]}"
 run read_judge fail 'elements outside atol' "$red/read_judge.py" "${rms[@]}"

@@ -1,13 +1,13 @@
 """Hostile: moves its work out of the judge's timed window, by less than the limit at
 which the judge names tampering.
 
-Its kernel is slow on purpose (0.3 ms of CPU per call, then RMSNorm). It wraps the
+Its kernel is slow on purpose (0.15 ms of CPU per call, then RMSNorm). It wraps the
 runner's staging through sys.modules: as soon as a timed run's fresh inputs are staged,
 before the runner says "ready", it runs the whole kernel on them and keeps the output;
 the timed call then only hands that output back. Every output is right and no clock is
 touched. The judge counts the runner group's CPU time outside its window and charges
 the median excess over the reference's to every run (crosscheck.cpu_latencies), so the
-move buys nothing: expected a pass with every latency at least 300 us (without the
+move buys nothing: expected a pass with every latency at least 200 us (without the
 charge: a few us).
 """
 import sys
@@ -16,7 +16,7 @@ import time
 import torch
 import torch.nn as nn
 
-WORK_NS = 300_000
+WORK_NS = 150_000
 _state = {"staging": False, "ready": None}
 
 

@@ -73,6 +73,14 @@ def harden_judge() -> bool:
     return _prctl(PR_SET_DUMPABLE, 0)
 
 
+def dumpable_again() -> bool:
+    """For a runner forked from the (non-dumpable) judge: dumpable as an exec'd runner is,
+    so that the judge can read its /proc entries in a user namespace (its CPU time and
+    children, procs.py); the runner's Landlock domain still keeps every process outside
+    the domain away from it and it away from them."""
+    return _prctl(PR_SET_DUMPABLE, 1)
+
+
 def landlock_abi() -> int:
     libc = _c()
     if libc is None:

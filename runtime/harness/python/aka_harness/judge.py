@@ -466,7 +466,7 @@ class Judge:
                      meter: Optional["_CpuMeter"]) -> tuple[list[list[Message]], int,
                                                             Optional[str]]:
         """The replies of a timed run from every rank: ready, (after the judge's go, whose
-        sending time is returned) latency, outputs, inputs.
+        sending time is returned) latency, (after its "more") outputs, inputs.
 
         A rank that fails sends one error instead of the rest; the others are still read
         to the end so that every rank stays in step. A reply without its expected key
@@ -495,6 +495,8 @@ class Judge:
             if key == "ready":
                 t_go = time.perf_counter_ns()
                 group.send_some(alive, {"op": "go"}, deadline)
+            elif key == "us":
+                group.send_some(alive, {"op": "more"}, deadline)
         return phases, t_go, why
 
     def _take_run(self, group: RunnerGroup, data: ShapeData, run: int,

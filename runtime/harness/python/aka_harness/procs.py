@@ -248,8 +248,10 @@ class RunnerGroup:
     @staticmethod
     def window_cpu_ns(clocks: list[int]) -> int:
         """CPU time so far of the processes behind ``clocks``: a few system calls, cheap
-        enough to read while a timed call runs (a process started since is left out
-        here and counted by cpu_ns, outside the window: charged, never hidden)."""
+        enough to read around a timed call (a process started since is left out here and
+        counted by cpu_ns, outside the window: charged, never hidden). The kernel adds a
+        running thread's time to its process's clock only when the thread sleeps or at a
+        tick, so the judge reads it while the runner waits for its next word (runner.py)."""
         return sum(clock_ns(c) or 0 for c in clocks)
 
     def cpus(self) -> int:

@@ -271,8 +271,8 @@ class Runner:
 
     def run(self, inputs: Any, chan: Channel) -> dict[str, Any]:
         """One timed run: stage the inputs and reply "ready"; on the judge's "go", time the
-        call and reply its latency as soon as it is done, then its outputs, and (returned)
-        the inputs as the call left them. The judge's clock runs from its "go" to the
+        call and reply its latency as soon as it is done; on the judge's "more", its
+        outputs, and (returned) the inputs as the call left them. The judge's clock runs from its "go" to the
         latency's arrival, so the call lies inside it (crosscheck.py)."""
         assert self.timer is not None
         # No cyclic collection inside a timed run (prepare collected): a pass over the
@@ -294,6 +294,12 @@ class Runner:
         self.coll.barrier()  # ranks start each call together
         ret, us = self.timer.once(self.timed_fn)
         chan.send({"us": us})
+        # Wait for the judge before anything else: while this process sleeps here the
+        # kernel has brought its CPU time up to date, so the judge's reading after the
+        # latency's arrival covers the call (procs.py, window_cpu_ns).
+        more = chan.recv().value()
+        if not isinstance(more, dict) or more.get("op") != "more":
+            return {"error": "protocol", "message": "a timed run without its more"}
         chan.send({"outputs": self.collect(ret)})
         return {"inputs": self.staged}
 

@@ -35,7 +35,7 @@ import sys
 import traceback
 from typing import Any
 
-from aka_harness.confine import Confiner, adopt_orphans, die_with_parent
+from aka_harness.confine import Confiner, adopt_orphans, die_with_parent, dumpable_again
 
 
 def _keep_only(keep: set[int]) -> None:
@@ -81,6 +81,7 @@ def forked_root(role: str, ranks: list[dict[str, Any]], confiner: Confiner,
     try:
         gc.freeze()  # the judge's objects: never scanned (nor copied on write) by a collection
         os.setsid()
+        dumpable_again()
         confiner.preexec()()  # no_new_privs, PDEATHSIG, Landlock: before any other step
         _keep_only({fd for r in ranks for fd in (r["rfd"], r["wfd"])})
         _clean_path()
