@@ -67,10 +67,13 @@ OUT_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
 STAGE_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
 
 # CPU device: the tampering checks' limits (cpu_check), over the reference's median:
-# the widest of CPU_SPREAD_K x its (p90 - median), CPU_FLOOR_US, and CPU_WINDOW_REL x the
-# candidate's median window. Nothing the verdict uses depends on them (cpu_latencies).
+# the widest of CPU_SPREAD_K x its (p90 - median), CPU_FLOOR_US, CPU_REL x its median and
+# CPU_WINDOW_REL x the candidate's median window. Nothing the verdict uses depends on them
+# (cpu_latencies). Measured in docs/evaluator.md: an honest 2-rank Gloo operator under a
+# load of 5 used 66% more CPU time outside the window than its reference had.
 CPU_SPREAD_K = 4.0
 CPU_FLOOR_US = 1000.0
+CPU_REL = 1.0
 CPU_WINDOW_REL = 0.5
 
 
@@ -186,11 +189,13 @@ def _quantile(values: list[float], q: float) -> float:
 
 def _wide_limit(ref: list[float], cand_window: float) -> tuple[float, float]:
     """(the reference's median, the candidate's limit) for a CPU-device tampering check:
-    the median plus the widest of the reference's spread, CPU_FLOOR_US and half the
-    candidate's own window (CPU_WINDOW_REL)."""
+    the median plus the widest of the reference's spread, CPU_FLOOR_US, CPU_REL x the
+    median (ranks that poll in a collective burn CPU time in proportion to how long the
+    machine makes them wait) and half the candidate's own window (CPU_WINDOW_REL)."""
     base = statistics.median(ref)
     spread = CPU_SPREAD_K * (_quantile(ref, 0.9) - base)
-    return base, base + max(spread, CPU_FLOOR_US, CPU_WINDOW_REL * cand_window)
+    return base, base + max(spread, CPU_FLOOR_US, CPU_REL * max(base, 0.0),
+                            CPU_WINDOW_REL * cand_window)
 
 
 @dataclass

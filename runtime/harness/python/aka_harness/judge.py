@@ -780,7 +780,8 @@ class Judge:
                                   for k, v in xc.GAP_LIMITS.items() if k == self.device}
         if self.device == "cpu":  # the latency is the judge's; these only name tampering
             limits["cpu"] = {"latency": "judge window - reference path + charged CPU",
-                             "floor_us": xc.CPU_FLOOR_US, "window_rel": xc.CPU_WINDOW_REL,
+                             "floor_us": xc.CPU_FLOOR_US, "rel": xc.CPU_REL,
+                             "window_rel": xc.CPU_WINDOW_REL,
                              "spread_k": xc.CPU_SPREAD_K}
         return {"separate_processes": True, "confinement": self.confiner.level,
                 "fresh_inputs": {"timed_runs": s.timed_runs,
