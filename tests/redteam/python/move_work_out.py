@@ -2,8 +2,8 @@
 which the judge names tampering.
 
 Its kernel is slow on purpose (CPU spin, then RMSNorm: 0.3-0.5 ms of CPU per call on
-either shape with the runner's own path, under the 1 ms at which the judge names it). It wraps the
-runner's staging through sys.modules: as soon as a timed run's fresh inputs are staged,
+either shape with the runner's own path, under the 1 ms at which the judge names it).
+It wraps the runner's staging through sys.modules: as soon as a timed run's fresh inputs are staged,
 before the runner says "ready", it runs the whole kernel on them and keeps the output;
 the timed call then only hands that output back. Every output is right and no clock is
 touched. The judge counts the runner group's CPU time outside its window and charges
