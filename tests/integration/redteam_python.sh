@@ -30,7 +30,10 @@ rope=(--op-dir "$ops/rope" --framework PyTorch --shape-id 7d0c5a2e-0001-4a6b-9e4
 
 # run NAME EXPECT REGEX KERNEL ARGS... : evaluate in the background, two at a time.
 # EXPECT is fail (exit 1, not all_pass, a failure matching REGEX), pass, or
-# slow:US (no fake win: passes or fails, but never reports a latency under US).
+# slow:US (no fake win: passes or fails, but never reports a latency under US), or
+# charged:X (passes, and its geomean speedup over the reference is at most X: work the
+# candidate moved out of the judge's window, below the limit at which it is named, is
+# charged to its latency, so the move wins nothing).
 run() {
   local name=$1 expect=$2 regex=$3 kernel=$4; shift 4
   names+=("$name")
@@ -62,6 +65,8 @@ else
   run kill_parent fail 'killed by signal' "$red/kill_parent.py" "${rms[@]}"
 fi
 run modify_inputs fail '^inputs modified during a call' "$red/modify_inputs.py" "${rms[@]}"
+run move_work_out charged:1.5 '' "$red/move_work_out.py" "${rms[@]}"
+run inherited_fds fail 'elements outside atol' "$red/inherited_fds.py" "${rms[@]}"
 run defer_thread fail '^output of a timed run is wrong' "$red/defer_thread.py" "${rms[@]}"
 run read_judge fail 'elements outside atol' "$red/read_judge.py" "${rms[@]}"
 run sol_dps_skip_write fail '^output of a timed run is wrong' "$red/sol_dps_skip_write.py" \
@@ -85,6 +90,10 @@ r = d["result"]
 fails = r.get("failures") or []
 if expect == "pass":
     assert rc == 0 and r["all_pass"], (rc, fails)
+elif expect.startswith("charged:"):
+    assert rc == 0 and r["all_pass"], (rc, fails)
+    speedup = r["speedup_vs_ref_geomean"]
+    assert speedup is not None and speedup <= float(expect[8:]), (speedup, r["latency_us_by_shape"])
 elif expect.startswith("slow:"):
     lat = [v for v in r["latency_us_by_shape"].values() if v is not None]
     assert all(v >= float(expect[5:]) for v in lat), r["latency_us_by_shape"]

@@ -180,17 +180,27 @@ def _run(argv: list[str]) -> tuple[int, Optional[dict[str, Any]]]:
     bad = _check_args(args, kernel_path)
     if bad:
         return EXIT_USAGE, _bare_result(evaluator, eval_id, kernel_sha, "usage", bad)
-    early, confiner = _start_reference(args, layout)
-    from aka_harness.judge import evaluate  # torch loads here, while the reference runner starts
+    groups, confiner = _start_runners(args, layout)
+    from aka_harness.judge import evaluate
 
-    return evaluate(args, layout, evaluator, eval_id, kernel_path, kernel_sha, confiner, early)
+    return evaluate(args, layout, evaluator, eval_id, kernel_path, kernel_sha, confiner, groups)
 
 
-def _start_reference(args: argparse.Namespace, layout: str) -> tuple[Any, Any]:
-    """Start the reference runner before this process imports torch (they overlap)."""
+def _start_runners(args: argparse.Namespace, layout: str) -> tuple[Any, Any]:
+    """Import torch, once, and fork the reference and the candidate runner from here.
+
+    This is the one moment a runner may be forked from the judge (spawn.py): torch
+    and the harness's own modules are loaded, so neither runner pays for them again,
+    but nothing secret exists yet (the timed-run seeds are drawn later, in judge.py),
+    no operator or candidate code has run in this process and CUDA is not initialised
+    (procs.can_fork checks). The candidate runner imports kernel.py only when the
+    judge says so, after the reference runner has exited."""
     import json
 
+    import torch  # noqa: F401  the only torch import of the evaluation
+
     from aka_harness import dist
+    from aka_harness import runner  # noqa: F401  loaded once, before the fork
     from aka_harness.confine import Confiner
     from aka_harness.procs import RunnerGroup
 
@@ -205,7 +215,8 @@ def _start_reference(args: argparse.Namespace, layout: str) -> tuple[Any, Any]:
             world = dist.contract_world_size(meta) if isinstance(meta, dict) else 1
         except (OSError, ValueError):
             world = 1  # the plan reports a broken metadata.json properly
-    return RunnerGroup("reference", world, confiner, {}), confiner
+    return (RunnerGroup("reference", world, confiner, fork=True),
+            RunnerGroup("candidate", world, confiner, fork=True)), confiner
 
 
 def _check_args(args: argparse.Namespace, kernel_path: str) -> Optional[str]:

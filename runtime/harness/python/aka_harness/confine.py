@@ -73,6 +73,14 @@ def harden_judge() -> bool:
     return _prctl(PR_SET_DUMPABLE, 0)
 
 
+def dumpable_again() -> bool:
+    """For a runner forked from the (non-dumpable) judge: dumpable as an exec'd runner is,
+    so that the judge can read its /proc entries in a user namespace (its CPU time and
+    children, procs.py); the runner's Landlock domain still keeps every process outside
+    the domain away from it and it away from them."""
+    return _prctl(PR_SET_DUMPABLE, 1)
+
+
 def landlock_abi() -> int:
     libc = _c()
     if libc is None:
@@ -171,17 +179,28 @@ def adopt_orphans() -> None:
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
-def process_cpu_ns(pid: int) -> Optional[int]:
-    """CPU time of every thread, live or exited, of another process; None when it is gone."""
+def cpu_clock(pid: int) -> Optional[int]:
+    """The clock id of another process's CPU time (every thread, live or exited)."""
     libc = _c()
     if libc is None:
         return None
     cid = ctypes.c_int()
     if libc.clock_getcpuclockid(ctypes.c_int(pid), ctypes.byref(cid)) != 0:
         return None
-    try:
-        import time
+    return cid.value
 
-        return time.clock_gettime_ns(cid.value)
+
+def clock_ns(clock: int) -> Optional[int]:
+    """A CPU-time clock's reading; None when its process is gone."""
+    import time
+
+    try:
+        return time.clock_gettime_ns(clock)
     except OSError:
         return None
+
+
+def process_cpu_ns(pid: int) -> Optional[int]:
+    """CPU time of every thread, live or exited, of another process; None when it is gone."""
+    clock = cpu_clock(pid)
+    return None if clock is None else clock_ns(clock)

@@ -6,12 +6,15 @@ runs hostile code, so the figure it reports may be forged: a patched
 ``time.perf_counter``, ``Event.elapsed_time``, or the harness's own functions.
 Two checks, both from outside the candidate's process:
 
-* **Wall clock.** The judge measures, with ``time.perf_counter_ns`` in its own
-  process, the time from sending each ``go`` request to holding the runner's
-  first reply (its latency, sent as soon as the call is synchronized): ``wall``;
-  then the time until the second reply, the call's outputs, has arrived:
-  ``out``. ``reported <= wall`` must hold (the runner's window lies strictly
-  inside the judge's; IMPOSSIBLE_SLACK absorbs event-timer granularity), and
+* **Wall clock.** Each timed run is one request; the runner stages the inputs
+  and replies "ready", times the call and replies with its latency as soon as
+  the call is synchronized, then sends the outputs (and last, untimed, the
+  inputs as the call left them). The judge notes with ``time.perf_counter_ns``
+  in its own process when each reply has fully arrived: ``stage`` (request →
+  ready), ``wall`` (ready → latency) and ``out`` (latency → outputs).
+  ``reported <= stage + wall`` must hold (the runner's window lies strictly
+  inside the time from the request's sending to the latency's arrival;
+  IMPOSSIBLE_SLACK absorbs event-timer granularity), and
   ``gap = wall - reported`` is the cost of the path around the call: the pipe
   round trip, and the L2 flush and device synchronize on a GPU. It does not
   depend on how long the call takes (on a GPU the flush covers the host's launch
@@ -20,16 +23,19 @@ Two checks, both from outside the candidate's process:
   candidate started, gives it. A candidate that under-reports by H microseconds
   on the calls that set its median raises its median gap by H. Work deferred
   past the latency reply (a runner told to reply before synchronizing) has to be
-  done before its outputs can be read, so it lengthens ``out``, which the
-  reference's same-sized outputs calibrate. The shape fails when either median
-  exceeds the reference's by more than max(abs, rel x the reference's median)
-  (GAP_LIMITS and OUT_LIMITS, per device type). Keeping the outputs out of
+  done before its outputs can be read, so it lengthens ``out``; work done early,
+  on the staged inputs before "ready", lengthens ``stage``; the reference's
+  same-sized data calibrate both. The shape fails when any median exceeds the
+  reference's by more than max(abs, rel x the reference's median) (GAP_LIMITS,
+  OUT_LIMITS, STAGE_LIMITS, per device type). Keeping the outputs out of
   ``wall`` matters on a GPU, where copying large outputs back takes
   milliseconds: inside one window their jitter would hide a whole kernel.
 * **CPU time (CPU device).** On a loaded CPU the wall gap moves by milliseconds
   with scheduling, so it can only be a coarse bound there. The kernel's own
   accounting cannot be moved that way: the judge reads the CPU time of the
-  whole runner group (every process and thread, procs.py) around each ``go``.
+  whole runner group (every process and thread, procs.py) from before it sends
+  a timed run's request until its last reply, so staging, the call, and any
+  work before or after it are all counted.
   What ``n`` CPUs can do in the reported time is at most ``n x reported``; the
   rest is the path's CPU cost, which the trusted reference runner shows (its
   group CPU time minus the CPU time of its own calls). The shape fails when the
@@ -53,14 +59,22 @@ from typing import Any, Optional
 IMPOSSIBLE_SLACK_US = 2.0
 IMPOSSIBLE_SLACK_REL = 1e-3
 
-# (absolute µs, relative to the reference's median) for the gap before the latency
-# arrives, and for the time the outputs take after it.
-GAP_LIMITS = {"cpu": (20000.0, 3.0), "cuda": (50.0, 0.25)}
-OUT_LIMITS = {"cpu": (20000.0, 3.0), "cuda": (200.0, 0.25)}
+# (absolute µs, relative to the reference's median) for the gap between "ready" and
+# the latency, for the time the outputs take after it, and for staging the inputs.
+# A CPU device uses cpu_check instead.
+GAP_LIMITS = {"cuda": (50.0, 0.25)}
+OUT_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
+STAGE_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
 
-# The CPU-time check (CPU device): absolute µs and relative to the reference's path CPU.
-CPU_ABS_US = 500.0
+# CPU device: the tampering checks' limits (cpu_check), over the reference's median:
+# the widest of CPU_SPREAD_K x its (p90 - median), CPU_FLOOR_US, CPU_REL x its median and
+# CPU_WINDOW_REL x the candidate's median window. Nothing the verdict uses depends on them
+# (cpu_latencies). Measured in docs/evaluator.md: an honest 2-rank Gloo operator under a
+# load of 5 used 66% more CPU time outside the window than its reference had.
+CPU_SPREAD_K = 4.0
+CPU_FLOOR_US = 1000.0
 CPU_REL = 1.0
+CPU_WINDOW_REL = 0.5
 
 
 @dataclass
@@ -68,11 +82,16 @@ class Samples:
     """Per timed call: what the runner reported and what the judge's clock saw (µs)."""
 
     reported: list[float] = field(default_factory=list)
-    wall: list[float] = field(default_factory=list)  # `go` sent → latency received
-    out: list[float] = field(default_factory=list)  # latency received → outputs received
+    stage: list[float] = field(default_factory=list)  # request sent → "ready" received
+    wall: list[float] = field(default_factory=list)  # "ready" → latency received
+    out: list[float] = field(default_factory=list)  # latency → outputs received
+    # The latency of each run the verdict uses: the runner's events on a device; on a
+    # CPU the judge's own clocks (cpu_latencies).
+    latency: list[float] = field(default_factory=list)
 
-    def add(self, reported: float, wall: float, out: float) -> None:
+    def add(self, reported: float, stage: float, wall: float, out: float) -> None:
         self.reported.append(reported)
+        self.stage.append(stage)
         self.wall.append(wall)
         self.out.append(out)
 
@@ -81,15 +100,19 @@ class Samples:
         return [w - r for r, w in zip(self.reported, self.wall)]
 
     @property
-    def median_us(self) -> Optional[float]:
+    def median_reported(self) -> Optional[float]:
         return statistics.median(self.reported) if self.reported else None
 
     @property
+    def median_us(self) -> Optional[float]:
+        return statistics.median(self.latency) if self.latency else None
+
+    @property
     def cv(self) -> Optional[float]:
-        if len(self.reported) < 2:
+        if len(self.latency) < 2:
             return None
-        mean = statistics.fmean(self.reported)
-        return statistics.stdev(self.reported) / mean if mean > 0 else None
+        mean = statistics.fmean(self.latency)
+        return statistics.stdev(self.latency) / mean if mean > 0 else None
 
 
 def valid_report(value: Any) -> bool:
@@ -114,12 +137,23 @@ def _limit(values: list[float], limits: tuple[float, float]) -> tuple[float, flo
     return base, base + max(abs_us, rel * max(base, 0.0))
 
 
-def check(cand: Samples, ref: Optional[Samples], device_type: str) -> Verdict:
-    """The cross-check of one shape on one rank."""
+def impossible(cand: Samples) -> Optional[Verdict]:
+    """A run whose reported time does not fit in the judge's clock around it."""
     for i, (r, w) in enumerate(zip(cand.reported, cand.wall)):
+        # The runner starts its clock after the judge's "go" and stops it before it
+        # sends the latency: its window lies inside the judge's.
         if r > w * (1 + IMPOSSIBLE_SLACK_REL) + IMPOSSIBLE_SLACK_US:
             return Verdict(False, f"timing tampered: timed run {i} reported {r:.2f} us but the "
-                                  f"judge's clock measured only {w:.2f} us around the whole call")
+                                  f"judge's clock measured only {w:.2f} us from its go to the "
+                                  f"latency's arrival")
+    return None
+
+
+def check(cand: Samples, ref: Optional[Samples], device_type: str) -> Verdict:
+    """The cross-check of one shape on one rank (a device; a CPU uses cpu_check)."""
+    bad = impossible(cand)
+    if bad:
+        return bad
     if not cand.reported:
         return Verdict(True)
     gap = statistics.median(cand.gaps)
@@ -128,44 +162,127 @@ def check(cand: Samples, ref: Optional[Samples], device_type: str) -> Verdict:
     base, limit = _limit(ref.gaps, GAP_LIMITS.get(device_type, GAP_LIMITS["cuda"]))
     if gap > limit:
         return Verdict(False, f"timing tampered: the judge's clock saw {gap:.1f} us per timed "
-                              f"call (median) beyond the {cand.median_us:.2f} us the candidate "
+                              f"call (median) beyond the {cand.median_reported:.2f} us the candidate "
                               f"reported, where the reference through the same path shows "
                               f"{base:.1f} us (limit {limit:.1f} us): the reported latency "
                               f"leaves out time the call took", gap, base, limit)
-    out = statistics.median(cand.out)
-    obase, olimit = _limit(ref.out, OUT_LIMITS.get(device_type, OUT_LIMITS["cuda"]))
-    if out > olimit:
-        return Verdict(False, f"timing tampered: the outputs took {out:.1f} us (median) to "
-                              f"arrive after the candidate reported its latency, where the "
-                              f"reference's same outputs took {obase:.1f} us (limit "
-                              f"{olimit:.1f} us): work went on after the timed window",
-                       gap, base, limit)
+    for what, mine, theirs, limits in (
+            ("the outputs took", cand.out, ref.out, OUT_LIMITS),
+            ("staging the inputs took", cand.stage, ref.stage, STAGE_LIMITS)):
+        chosen = limits.get(device_type, limits["cuda"])
+        if chosen is None:
+            continue
+        value = statistics.median(mine)
+        obase, olimit = _limit(theirs, chosen)
+        if value > olimit:
+            return Verdict(False, f"timing tampered: {what} {value:.1f} us (median) where the "
+                                  f"reference's same data took {obase:.1f} us (limit "
+                                  f"{olimit:.1f} us): work was done outside the timed window",
+                           gap, base, limit)
     return Verdict(True, "", gap, base, limit)
 
 
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _wide_limit(ref: list[float], cand_window: float) -> tuple[float, float]:
+    """(the reference's median, the candidate's limit) for a CPU-device tampering check:
+    the median plus the widest of the reference's spread, CPU_FLOOR_US, CPU_REL x the
+    median (ranks that poll in a collective burn CPU time in proportion to how long the
+    machine makes them wait) and half the candidate's own window (CPU_WINDOW_REL)."""
+    base = statistics.median(ref)
+    spread = CPU_SPREAD_K * (_quantile(ref, 0.9) - base)
+    return base, base + max(spread, CPU_FLOOR_US, CPU_REL * max(base, 0.0),
+                            CPU_WINDOW_REL * cand_window)
+
+
 @dataclass
-class CpuSamples:
-    """Per timed call on a CPU device: the runner group's CPU time as the kernel counted it
-    (judge-measured), the latency reported (the largest over ranks) and, from the trusted
-    reference runner only, the CPU time of the call itself (µs)."""
+class Baseline:
+    """What the trusted reference runner showed on a shape (CPU device), as medians over
+    its timed runs: the path inside the judge's window, in wall time (``gap``: window -
+    its own reported time) and in CPU time (``cpu_path``: the group's CPU time inside
+    the window - its reported time), and the group's CPU time outside the window per run
+    (``outside``: staging, encoding, waking)."""
 
-    cpu: list[float] = field(default_factory=list)
-    reported: list[float] = field(default_factory=list)
-    incall: list[float] = field(default_factory=list)
+    gap: float = 0.0
+    cpu_path: float = 0.0
+    outside: float = 0.0
+    missed: list[float] = field(default_factory=list)  # per run, see missed()
+    outsides: list[float] = field(default_factory=list)
 
 
-def cpu_check(cand: CpuSamples, ref: Optional[CpuSamples], ncpu: int) -> Verdict:
-    """CPU time the candidate's processes used beyond what ``ncpu`` CPUs could do in the
-    time it reported, against the path's CPU cost the reference showed."""
-    if not cand.cpu or ref is None or not ref.cpu:
+def missed(s: Samples, inside: list[float]) -> list[float]:
+    """Per run: how much of the call the runner's own figure leaves out, by the judge's
+    smaller measure of it (window or CPU time inside it, as in cpu_latencies); for an
+    honest runner only the path around the call, whatever the load."""
+    return [min(w, i) - r for r, w, i in zip(s.reported, s.wall, inside)]
+
+
+def baseline(ref: Optional[Samples], inside: list[float],
+             outside: list[float]) -> Optional[Baseline]:
+    if ref is None or not ref.reported or not outside:
+        return None
+    return Baseline(statistics.median(ref.gaps),
+                    statistics.median(i - r for i, r in zip(inside, ref.reported)),
+                    statistics.median(outside), missed(ref, inside), list(outside))
+
+
+def cpu_latencies(s: Samples, inside: list[float], outside: list[float],
+                  base: Optional[Baseline]) -> list[float]:
+    """The latency of each timed run on a CPU device, bounded below by the judge's clocks.
+
+    Two measures of the call, each less the path the reference showed through it: the
+    judge's window (its "go" to the latency's arrival) and the group's CPU time inside
+    that window (kernel accounting). The smaller one is the judge's figure: a loaded
+    machine's preemptions and wake-ups add to the window but not to CPU time, and a
+    call on several threads adds CPU time but not window; neither can be lowered by the
+    runner without doing less work inside the window. The run's latency is the larger
+    of that figure and the runner's own (which can only make a runner slower, and keeps
+    the runner clock's resolution for calls shorter than the path's noise). To that the
+    charge is added: how much the median CPU time outside the window exceeds the
+    reference's. Work moved before "ready", after the latency or between runs raises
+    that median by what it moved (it has to happen on most runs to lower a median), so
+    it is charged whatever any threshold says and buys nothing. Without a reference
+    timing (it failed) no path is subtracted: every run pays its whole path."""
+    gap = base.gap if base else 0.0
+    cpu_path = base.cpu_path if base else 0.0
+    charge = max(0.0, statistics.median(outside) - (base.outside if base else 0.0)) \
+        if outside else 0.0
+    return [max(r, min(w - gap, i - cpu_path)) + charge
+            for r, w, i in zip(s.reported, s.wall, inside)]
+
+
+def cpu_check(cand: Samples, cand_inside: list[float], cand_outside: list[float],
+              base: Optional[Baseline]) -> Verdict:
+    """Name gross tampering on a CPU device (the latency is charged either way).
+
+    Two medians against the reference's on the same shape: the gap between the judge's
+    window and the runner's own figure (a runner clock that misses part of each call),
+    and the CPU time outside the window (work moved out of it). Limits are wide, so an
+    honest runner under load never reaches them (_wide_limit); what stays below a limit
+    is still charged by cpu_latencies."""
+    bad = impossible(cand)
+    if bad:
+        return bad
+    if not cand.reported or base is None:
         return Verdict(True)
-    excess = statistics.median(c - ncpu * r for c, r in zip(cand.cpu, cand.reported))
-    path = statistics.median(c - i for c, i in zip(ref.cpu, ref.incall))
-    limit = path + max(CPU_ABS_US, CPU_REL * max(path, 0.0))
-    if excess > limit:
-        return Verdict(False, f"timing tampered: the candidate's processes used {excess:.1f} us "
-                              f"of CPU time per timed call (median) beyond what {ncpu} CPU(s) "
-                              f"can do in the {statistics.median(cand.reported):.2f} us it "
-                              f"reported, where the path around a call costs {path:.1f} us "
-                              f"(limit {limit:.1f} us)", excess, path, limit)
-    return Verdict(True, "", excess, path, limit)
+    window = statistics.median(min(w, i) for w, i in zip(cand.wall, cand_inside))
+    gap = statistics.median(missed(cand, cand_inside))
+    gbase, glimit = _wide_limit(base.missed, window)
+    if gap > glimit:
+        return Verdict(False, f"timing tampered: the judge's clocks saw {gap:.1f} us per timed "
+                              f"call (median) beyond the {cand.median_reported:.2f} us the "
+                              f"candidate's runner reported, where the reference through the "
+                              f"same path shows {gbase:.1f} us (limit {glimit:.1f} us): the "
+                              f"runner's own clock misses part of each call", gap, gbase, glimit)
+    outside = statistics.median(cand_outside)
+    obase, olimit = _wide_limit(base.outsides, window)
+    if outside > olimit:
+        return Verdict(False, f"timing tampered: the candidate's processes used {outside:.1f} us "
+                              f"of CPU time per timed run (median) outside the judge's window "
+                              f"around the call, where the reference's used {obase:.1f} us "
+                              f"(limit {olimit:.1f} us): work was moved out of the timed "
+                              f"window", gap, gbase, glimit)
+    return Verdict(True, "", gap, gbase, glimit)

@@ -15,11 +15,10 @@ This file owns the order of an evaluation and every verdict in it:
    starts.
 3. The candidate runner imports kernel.py and answers requests: every
    correctness case (outputs compared, inputs checked unchanged), then per
-   shape a warm-up and the timed runs, each on a fresh input set staged before
-   the judge starts its clock; after each run the inputs are checked unchanged
-   and, for the secretly sampled runs, the outputs compared with the
-   reference's. The reported latencies are cross-checked against the judge's
-   clock (crosscheck.py).
+   shape a warm-up and the timed runs, one request each with a fresh input set;
+   after each run the inputs are checked unchanged and, for the secretly
+   sampled runs, the outputs compared with the reference's. The reported
+   latencies are cross-checked against the judge's clock (crosscheck.py).
 4. The result (result.py) is printed by cli.py, by this process alone.
 
 A candidate runner's replies are data to this process, never code, and never
@@ -59,6 +58,7 @@ _SOL_LANGUAGE_FRAMEWORK = {"pytorch": "PyTorch", "triton": "Triton", "cute_dsl":
 CHECK_FRACTION = 0.1  # of the timed runs whose outputs are compared (at least 2)
 CALL_GRACE_S = 10.0  # the judge's deadline: the runner's own limit plus this
 POOL_MESSAGE_BYTES = 64 << 20  # timed-run input sets per reply, at most about this much
+_RUN_KEYS = ("ready", "us", "outputs", "inputs")  # the replies of one timed run, in order
 
 
 class Abort(Exception):
@@ -89,6 +89,7 @@ class ShapeData:
     order: list[int] = field(default_factory=list)  # pool index of each timed run
     sampled: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # run → ref outputs
     ref_timed: Optional["Timed"] = None
+    ref_bases: list[Optional[xc.Baseline]] = field(default_factory=list)  # CPU, per rank
 
 
 @dataclass
@@ -96,7 +97,9 @@ class Timed:
     """What the judge saw of one role's timed runs of a shape."""
 
     wall: list[xc.Samples]  # per rank
-    cpu: xc.CpuSamples = field(default_factory=xc.CpuSamples)  # the group's, CPU device only
+    # CPU device: the group's CPU time inside and outside the judge's window, per run (µs).
+    inside: list[float] = field(default_factory=list)
+    outside: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -248,7 +251,6 @@ class Judge:
         self.rng = secrets.SystemRandom()
         self.confiner = confiner
         self.device = "cpu"
-        self.extra_env: dict[str, str] = {}
         self.shapes: dict[str, ShapeData] = {}
         self.records: dict[str, ShapeRecord] = {}
         self.stats = JudgeStats()
@@ -269,7 +271,8 @@ class Judge:
         if self.world > 1:
             de = (self.plan.metadata.get("benchmark_contract") or {}).get("distributed_evaluation")
             backend = str((de or {}).get("backend") or "nccl")
-        return {"op": "init", "cfg": self.plan.runner_config(), "kernel": kernel,
+        env = loader.framework_env(self.framework, self.device) if kernel else {}
+        return {"op": "init", "cfg": self.plan.runner_config(), "kernel": kernel, "env": env,
                 "device": self.device if kernel else self.args.device,
                 "timeout_s": self.args.candidate_timeout_s, "warmup": self.args.warmup,
                 "backend": backend}
@@ -286,7 +289,7 @@ class Judge:
         if group is None or group.world != self.world:
             if group is not None:
                 group.kill()
-            group = RunnerGroup("reference", self.world, self.confiner, self.extra_env)
+            group = RunnerGroup("reference", self.world, self.confiner)
         try:
             replies = _replies(group, group.request([self._init_msg(None)]))
         except RunnerLost as exc:
@@ -308,9 +311,10 @@ class Judge:
         return group
 
     def reference_phase(self, group: RunnerGroup) -> None:
-        # The candidate runner starts now so that its torch import overlaps this
-        # phase; it imports kernel.py only once this group has exited (below).
-        self.cand_idle = RunnerGroup("candidate", self.world, self.confiner, self.extra_env)
+        # The candidate runner was forked with this one (cli.py), or starts now; it
+        # imports kernel.py only once this group has exited (below).
+        if self.cand_idle is None:
+            self.cand_idle = RunnerGroup("candidate", self.world, self.confiner)
         try:
             for sid in self.ids:
                 log(f"shape {sid}: reference")
@@ -402,19 +406,33 @@ class Judge:
         if why:
             self.result.diagnose("timing", f"shape {sid}: timing the reference failed: {why}", sid)
             return
+        if self.device == "cpu":  # the reference is its own baseline
+            data.ref_bases = [xc.baseline(s, timed.inside, timed.outside) for s in timed.wall]
+        self._latencies(timed, data.ref_bases)
         data.ref_timed = timed
+
+    def _latencies(self, timed: Timed, bases: list[Optional[xc.Baseline]]) -> None:
+        """The latency of each run the verdict uses: on a CPU from the judge's clocks
+        (crosscheck.cpu_latencies), on a device the runner's events (cross-checked)."""
+        for r, s in enumerate(timed.wall):
+            s.latency = (xc.cpu_latencies(s, timed.inside, timed.outside,
+                                          bases[r] if bases else None)
+                         if self.device == "cpu" else list(s.reported))
 
     # ---- timed runs (both roles) ------------------------------------------------------
 
     def _prepare(self, group: RunnerGroup, data: ShapeData, role: str) -> Optional[str]:
         warm = data.cases[0].inputs
         factor = self.args.warmup + 25
-        replies = _replies(group, group.request(
+        msgs = group.request(
             [{"op": "prepare", "sid": data.sid, "inputs": warm[r], "graph": self.args.cuda_graph}
-             for r in range(self.world)], self._deadline(factor) if role == "candidate" else None))
+             for r in range(self.world)], self._deadline(factor) if role == "candidate" else None)
+        replies = _replies(group, msgs)
         err = _first_error(replies)
         if err:
             return f"{_rank(err, self.world)}{err.get('message')}"
+        if role == "candidate":  # the warm-up calls must leave their inputs alone too
+            self._check_inputs(group, data, warm, "warm-up", msgs, "inputs")
         for note in replies[0].get("notes") or []:
             self.result.diagnose("timing", f"shape {data.sid}: {role}: {str(note)[:2000]}",
                                  data.sid)
@@ -428,76 +446,87 @@ class Judge:
         if why:
             return timed, why
         cand = role == "candidate"
-        on_cpu = self.device == "cpu"
+        meter = _CpuMeter(group) if self.device == "cpu" else None
         for run in range(self.reps):
             inputs = data.pool[data.order[run]]
             deadline = self._deadline() if cand else None
-            # Both roles send the inputs back, so that their paths cost the same.
-            msgs = group.request([{"op": "stage", "inputs": inputs[r], "back": True}
-                                  for r in range(self.world)], deadline)
-            err = _first_error(_replies(group, msgs))
-            if err:
-                return timed, f"{_rank(err, self.world)}{err.get('message')}"
-            if cand:  # the inputs as the previous call (or the warm-up) left them
-                prev = data.pool[data.order[run - 1]] if run else data.cases[0].inputs
-                what = f"timed run {run - 1}" if run else "warm-up"
-                self._check_inputs(group, data, prev, what, msgs, "before")
-            deadline = self._deadline() if cand else None
-            cpu0 = group.cpu_ns() if on_cpu else 0
             t0 = time.perf_counter_ns()
-            group.send([{"op": "go"}] * self.world, deadline)
-            done = group.recv(deadline)  # the latencies, then (unless an error) the outputs
-            failed = [bool(r.get("error")) for r in _replies(group, done)]
-            outs = done if all(failed) else group.recv(deadline, [r for r, f in enumerate(failed)
-                                                                   if not f])
-            if any(failed):  # a rank that failed sends nothing more: keep ranks aligned
-                outs = done
-            cpu_us = (group.cpu_ns() - cpu0) / 1000.0 if on_cpu else None
-            why = self._take_run(group, data, run, (done, outs), t0, cpu_us, timed, role)
+            group.send([{"op": "run", "inputs": inputs[r]} for r in range(self.world)], deadline)
+            phases, t_go, why = self._run_replies(group, deadline, meter)
             if why:
                 return timed, why
+            if meter is not None:
+                inside, outside = meter.split_us()
+                timed.inside.append(inside)
+                timed.outside.append(outside)
+            self._take_run(group, data, run, phases, (t0, t_go), timed, role)
         return timed, None
 
+    def _run_replies(self, group: RunnerGroup, deadline: Optional[float],
+                     meter: Optional["_CpuMeter"]) -> tuple[list[list[Message]], int,
+                                                            Optional[str]]:
+        """The replies of a timed run from every rank: ready, (after the judge's go, whose
+        sending time is returned) latency, (after its "more") outputs, inputs.
+
+        A rank that fails sends one error instead of the rest; the others are still read
+        to the end so that every rank stays in step. A reply without its expected key
+        (a message the candidate wrote into its pipe itself) loses the group."""
+        alive = list(range(self.world))
+        phases: list[list[Message]] = []
+        why, t_go = None, 0
+        for key in _RUN_KEYS:
+            msgs = group.recv(deadline, alive)
+            values = _replies(group, msgs)
+            keep = []
+            for r, m, v in zip(alive, msgs, values):
+                if v.get("error"):
+                    why = why or f"{_rank(dict(v, rank=r), self.world)}{v.get('message')}"
+                elif key not in v:
+                    group.kill()
+                    raise RunnerLost(f"sent a reply without '{key}' where it was expected")
+                else:
+                    keep.append(m)
+            alive = [r for r, v in zip(alive, values) if not v.get("error")]
+            phases.append(keep)
+            if not alive:
+                break
+            if meter is not None:
+                meter.mark(key)
+            if key == "ready":
+                t_go = time.perf_counter_ns()
+                group.send_some(alive, {"op": "go"}, deadline)
+            elif key == "us":
+                group.send_some(alive, {"op": "more"}, deadline)
+        return phases, t_go, why
+
     def _take_run(self, group: RunnerGroup, data: ShapeData, run: int,
-                  msgs: tuple[list[Message], list[Message]], t0: int, cpu_us: Optional[float],
-                  timed: Timed, role: str) -> Optional[str]:
+                  phases: list[list[Message]], starts: tuple[int, int], timed: Timed,
+                  role: str) -> None:
         """Record one timed run; for the candidate, check its inputs and sampled outputs."""
-        done, msgs = msgs
-        replies = _replies(group, done)
-        err = _first_error(replies) or _first_error(_replies(group, msgs))
-        if err:
-            return f"{_rank(err, self.world)}{err.get('message')}"
-        reported, incall = [], 0.0
-        for r, (m, rep) in enumerate(zip(done, replies)):
+        ready, done, outs, back = phases
+        for r in range(self.world):
+            rep = _value(group, done[r])
             us = rep.get("us")
             if not xc.valid_report(us):
                 raise _Tampered(f"timing tampered: shape {data.sid}: timed run {run} "
                                 f"reported {str(us)[:40]!r} as its latency")
-            timed.wall[r].add(float(us), (m.arrived_ns - t0) / 1000.0,
-                              (msgs[r].arrived_ns - m.arrived_ns) / 1000.0)
-            reported.append(float(us))
-            cpu_in = rep.get("cpu_us")
-            incall += float(cpu_in) if xc.valid_report(cpu_in) else 0.0
-        if cpu_us is not None:
-            timed.cpu.cpu.append(cpu_us)
-            timed.cpu.reported.append(max(reported))
-            timed.cpu.incall.append(incall)
+            (t0, t_go), t1 = starts, ready[r].arrived_ns
+            t2, t3 = done[r].arrived_ns, outs[r].arrived_ns
+            timed.wall[r].add(float(us), (t1 - t0) / 1000.0, (t2 - t_go) / 1000.0,
+                              (t3 - t2) / 1000.0)
         if role != "candidate":
-            return None
+            return
         self.stats.timed_runs += 1
-        if run == self.reps - 1:  # the last call's inputs: no stage follows to bring them
-            back = group.request([{"op": "inputs"}], self._deadline())
-            self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", back,
-                               "inputs")
+        self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", back,
+                           "inputs")
         if run in data.sampled:
             self.stats.checked_timed_runs += 1
-            for r, m in enumerate(msgs):
-                outs = _value(group, m, strict=True, device=self.device).get("outputs")
-                bad = self._output_problem(data.sid, data.sampled[run][r], outs)
+            for r, m in enumerate(outs):
+                got = _value(group, m, strict=True, device=self.device).get("outputs")
+                bad = self._output_problem(data.sid, data.sampled[run][r], got)
                 if bad:
                     raise _WrongTimed(f"output of a timed run is wrong: shape {data.sid}, timed "
                                       f"run {run}: {bad}")
-        return None
 
     def _check_inputs(self, group: RunnerGroup, data: ShapeData, judge_copy: list[Any],
                       what: str, msgs: list[Message], key: str) -> None:
@@ -516,7 +545,7 @@ class Judge:
             return self.cand
         group, self.cand_idle = self.cand_idle, None
         if group is None:
-            group = RunnerGroup("candidate", self.world, self.confiner, self.extra_env)
+            group = RunnerGroup("candidate", self.world, self.confiner)
         try:
             replies = _replies(group, group.request([self._init_msg(self.kernel_path)]))
         except RunnerLost as exc:
@@ -695,6 +724,7 @@ class Judge:
                                     f"{why}"))
             self.result.diagnose("timing", why, sid)
             return
+        self._latencies(timed, data.ref_bases)
         self._cross_check(group, data, timed)
         rec.latency_us, rec.cv = _slowest(timed.wall)
         if data.ref_timed:
@@ -703,26 +733,36 @@ class Judge:
     def _cross_check(self, group: RunnerGroup, data: ShapeData, timed: Timed) -> None:
         """The reported latencies against the judge's clock, and on a CPU its CPU count."""
         sid, ref = data.sid, data.ref_timed
-        verdicts = [xc.check(timed.wall[r], ref.wall[r] if ref else None, self.device)
-                    for r in range(self.world)]
-        cpu = xc.cpu_check(timed.cpu, ref.cpu if ref else None, group.cpus()) \
-            if self.device == "cpu" else xc.Verdict(True)
+        if self.device == "cpu":
+            verdicts = [xc.cpu_check(timed.wall[r], timed.inside, timed.outside,
+                                     data.ref_bases[r] if data.ref_bases else None)
+                        for r in range(self.world)]
+        else:
+            verdicts = [xc.check(timed.wall[r], ref.wall[r] if ref else None, self.device)
+                        for r in range(self.world)]
         self.stats.cross_checked += 1
         self.stats.unchecked += ref is None
+        w0 = timed.wall[0]
         self.gaps[sid] = {"gap_us": _round1(verdicts[0].gap_us),
                           "ref_gap_us": _round1(verdicts[0].ref_gap_us),
                           "limit_us": _round1(verdicts[0].limit_us),
-                          "out_us": _round1(_median(timed.wall[0].out)),
-                          "ref_out_us": _round1(_median(ref.wall[0].out) if ref else None)}
+                          "runner_reported_us": _round1(w0.median_reported),
+                          "out_us": _round1(_median(w0.out)),
+                          "ref_out_us": _round1(_median(ref.wall[0].out) if ref else None),
+                          "stage_us": _round1(_median(w0.stage)),
+                          "ref_stage_us": _round1(_median(ref.wall[0].stage) if ref else None)}
         if self.device == "cpu":
-            self.gaps[sid].update({"cpu_excess_us": _round1(cpu.gap_us),
-                                   "ref_path_cpu_us": _round1(cpu.ref_gap_us),
-                                   "cpu_limit_us": _round1(cpu.limit_us)})
-        for r, verdict in enumerate(verdicts + [cpu]):
+            base = data.ref_bases[0] if data.ref_bases else None
+            self.gaps[sid].update({
+                "outside_cpu_us": _round1(_median(timed.outside)),
+                "ref_outside_cpu_us": _round1(base.outside if base else None),
+                "charged_us": _round1(max(0.0, (_median(timed.outside) or 0.0)
+                                          - (base.outside if base else 0.0)))})
+        for r, verdict in enumerate(verdicts):
             if not verdict.ok:
                 self.stats.cross_failed += 1
                 head, _, rest = verdict.reason.partition(": ")
-                where = f"rank {r}: " if self.world > 1 and r < self.world else ""
+                where = f"rank {r}: " if self.world > 1 else ""
                 raise _Tampered(f"{head}: shape {sid}: {where}{rest}")
 
     def summary(self) -> dict[str, Any]:
@@ -735,11 +775,14 @@ class Judge:
             cross = "partial (no reference timing for some shapes)"
         else:
             cross = "passed"
-        limits = {k: {"abs_us": v[0], "rel": v[1], "out_abs_us": xc.OUT_LIMITS[k][0],
-                      "out_rel": xc.OUT_LIMITS[k][1]}
-                  for k, v in xc.GAP_LIMITS.items() if k == self.device}
-        if self.device == "cpu":
-            limits["cpu"]["cpu_abs_us"], limits["cpu"]["cpu_rel"] = xc.CPU_ABS_US, xc.CPU_REL
+        limits: dict[str, Any] = {k: {"abs_us": v[0], "rel": v[1], "out": xc.OUT_LIMITS[k],
+                                      "stage": xc.STAGE_LIMITS[k]}
+                                  for k, v in xc.GAP_LIMITS.items() if k == self.device}
+        if self.device == "cpu":  # the latency is the judge's; these only name tampering
+            limits["cpu"] = {"latency": "judge window - reference path + charged CPU",
+                             "floor_us": xc.CPU_FLOOR_US, "rel": xc.CPU_REL,
+                             "window_rel": xc.CPU_WINDOW_REL,
+                             "spread_k": xc.CPU_SPREAD_K}
         return {"separate_processes": True, "confinement": self.confiner.level,
                 "fresh_inputs": {"timed_runs": s.timed_runs,
                                  "distinct_input_sets": s.distinct_inputs},
@@ -748,6 +791,33 @@ class Judge:
                 "cross_check": cross, "gap_limit": limits.get(self.device),
                 # Per shape (rank 0): the judge's median gap, the reference's, the limit.
                 "gap_us_by_shape": {} if self.args.generalized else self.gaps}
+
+
+class _CpuMeter:
+    """The runner group's CPU time around each timed run, CPU device (crosscheck.py).
+
+    Continuous: each run's total is counted from the end of the previous one, so work
+    done between runs is in it too. Inside the judge's window ("ready" arrived to the
+    latency arrived) only the processes known at the run's start are read, which is
+    cheap enough not to move the window's end; anything else is outside: charged."""
+
+    def __init__(self, group: RunnerGroup) -> None:
+        self.group = group
+        self.last = group.cpu_ns()
+        self.clocks = group.clocks()
+        self.marks: dict[str, int] = {}
+
+    def mark(self, key: str) -> None:
+        if key in ("ready", "us"):
+            self.marks[key] = self.group.window_cpu_ns(self.clocks)
+
+    def split_us(self) -> tuple[float, float]:
+        """(inside, outside) the window of the run that just ended."""
+        now = self.group.cpu_ns()
+        inside = self.marks.get("us", 0) - self.marks.get("ready", 0)
+        total, self.last = now - self.last, now
+        self.clocks, self.marks = self.group.clocks(), {}
+        return inside / 1000.0, (total - inside) / 1000.0
 
 
 class _JudgeFailure(Exception):
@@ -773,7 +843,6 @@ def _check_framework(judge: Judge) -> None:
     problem = loader.framework_problem(judge.framework, judge.device)
     if problem:
         raise Abort(EXIT_FAIL, "environment", problem)
-    loader.prepare_framework_env(judge.framework, judge.device)  # the candidate group inherits it
 
 
 def _load_plan(args: argparse.Namespace, layout: str) -> Any:
@@ -785,14 +854,18 @@ def _load_plan(args: argparse.Namespace, layout: str) -> Any:
 
 def evaluate(args: argparse.Namespace, layout: str, evaluator: str, eval_id: str,
              kernel_path: str, kernel_sha: Optional[str], confiner: Confiner,
-             early: Optional[RunnerGroup] = None) -> tuple[int, Optional[dict[str, Any]]]:
+             groups: Optional[tuple[RunnerGroup, RunnerGroup]] = None,
+             ) -> tuple[int, Optional[dict[str, Any]]]:
     """The whole evaluation; the payload is None on ranks other than 0 of a launcher.
 
-    ``early`` is the reference runner cli.py started before torch was imported here.
+    ``groups`` are the reference and candidate runners cli.py forked before anything
+    secret existed (the candidate runner has not imported kernel.py).
     """
+    early, idle = groups if groups else (None, None)
     if dist.under_launcher() and os.environ.get("RANK", "0") != "0":
-        if early is not None:
-            early.kill()
+        for g in (early, idle):
+            if g is not None:
+                g.kill()
         log("started by a launcher: rank 0's judge starts and judges every rank")
         return EXIT_OK, None
     base = sd.base_seeds(args.seed, args.multi_seed)
@@ -803,6 +876,8 @@ def evaluate(args: argparse.Namespace, layout: str, evaluator: str, eval_id: str
     judge: Optional[Judge] = None
     try:
         judge = _setup(args, layout, result, kernel_path, confiner)
+        if idle is not None and idle.world == judge.world:
+            judge.cand_idle, idle = idle, None
         group = judge.start_reference(early)
         early = None
         try:
@@ -813,7 +888,7 @@ def evaluate(args: argparse.Namespace, layout: str, evaluator: str, eval_id: str
         judge.reference_phase(group)
         judge.candidate_phase()
     except Abort as exc:
-        for g in (early, judge.cand, judge.cand_idle) if judge else (early,):
+        for g in (early, idle) + ((judge.cand, judge.cand_idle) if judge else ()):
             if g is not None:
                 g.kill()
         for rec in result.shapes:

@@ -142,12 +142,14 @@ def framework_problem(fw: Framework, device: str) -> Optional[str]:
     return None
 
 
-def prepare_framework_env(fw: Framework, device: str) -> None:
-    """Environment a framework must see before its first import."""
+def framework_env(fw: Framework, device: str) -> dict[str, str]:
+    """Environment a framework must see before its first import (the candidate runner
+    sets what is not already set, before it imports the candidate)."""
     if fw.name in ("Triton", "Gluon") and device == "cpu":
         # Triton's interpreter runs @triton.jit kernels on CPU tensors: lets a
         # Triton candidate be checked for correctness on a machine with no GPU.
-        os.environ.setdefault("TRITON_INTERPRET", "1")
+        return {"TRITON_INTERPRET": "1"}
+    return {}
 
 
 def _isolated_path(directory: str) -> list[str]:

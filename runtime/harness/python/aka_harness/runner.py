@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import gc
 import os
 import signal
 import sys
-import time
 import traceback
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
@@ -184,6 +184,8 @@ class Runner:
         self.timer = RunTimer(self.device, int(req.get("warmup") or 0))
         cfg = req["cfg"]
         kernel = req.get("kernel")
+        for name, value in (req.get("env") or {}).items():
+            os.environ.setdefault(str(name), str(value))
         self.files = (str(kernel),) if kernel else ()
         cls = AtrexCode if cfg["layout"] == "atrex" else SolCode
         self.code = cls(cfg, self.device, kernel)
@@ -250,15 +252,12 @@ class Runner:
         note = self.timer.stream_check(self.timed_fn)
         if note:
             notes.append(note)
-        return {"notes": notes, "graph": self.graph is not None}
+        gc.collect()  # the timed runs then start from a clean heap (run)
+        return {"notes": notes, "graph": self.graph is not None, "inputs": self.staged}
 
-    def stage(self, req: dict[str, Any], inputs: Any) -> dict[str, Any]:
-        """Fresh inputs into the staged buffers (outside any timed window).
-
-        The reply carries the staged inputs as the previous call left them, so the
-        judge checks them without a round trip of its own."""
+    def _stage(self, inputs: Any) -> None:
+        """Fresh inputs into the staged buffers; destination outputs poisoned again."""
         assert self.launch is not None
-        before = clone_tree(self.staged) if req.get("back") else None
         if not refill(self.staged, inputs):
             if self.graph is not None:
                 raise RuntimeError("inputs of this shape change structure between calls; a "
@@ -269,21 +268,42 @@ class Runner:
         for t in self.launch.outs:
             cmp.poison_(t, 0)
         self._sync()
-        return {"before": before} if req.get("back") else {}
 
-    def go(self) -> list[dict[str, Any]]:
-        """One timed call. Two replies: the latency as soon as the call is done, then its
-        outputs; the judge times both (crosscheck.py), so no output escapes its clock."""
+    def run(self, inputs: Any, chan: Channel) -> dict[str, Any]:
+        """One timed run: stage the inputs and reply "ready"; on the judge's "go", time the
+        call and reply its latency as soon as it is done; on the judge's "more", its
+        outputs, and (returned) the inputs as the call left them. The judge's clock runs from its "go" to the
+        latency's arrival, so the call lies inside it (crosscheck.py)."""
         assert self.timer is not None
-        self.coll.barrier()  # ranks start each call together
-        cpu0 = time.process_time_ns()
-        ret, us = self.timer.once(self.timed_fn)
-        # The call's own CPU time (every thread): the judge learns from the reference
-        # how much CPU the path around a call costs (crosscheck.py).
-        cpu_us = (time.process_time_ns() - cpu0) / 1000.0
-        return [{"us": us, "cpu_us": cpu_us}, {"outputs": self.collect(ret)}]
+        # No cyclic collection inside a timed run (prepare collected): a pass over the
+        # heap would land at random in the call or in the CPU time the judge counts
+        # around it (crosscheck.py).
+        gc.disable()
+        try:
+            return self._run(inputs, chan)
+        finally:
+            gc.enable()
 
-    def handle(self, req: dict[str, Any], msg: Any) -> Any:
+    def _run(self, inputs: Any, chan: Channel) -> dict[str, Any]:
+        assert self.timer is not None
+        self._stage(inputs)
+        chan.send({"ready": True})
+        go = chan.recv().value()
+        if not isinstance(go, dict) or go.get("op") != "go":
+            return {"error": "protocol", "message": "a timed run without its go"}
+        self.coll.barrier()  # ranks start each call together
+        ret, us = self.timer.once(self.timed_fn)
+        chan.send({"us": us})
+        # Wait for the judge before anything else: while this process sleeps here the
+        # kernel has brought its CPU time up to date, so the judge's reading after the
+        # latency's arrival covers the call (procs.py, window_cpu_ns).
+        more = chan.recv().value()
+        if not isinstance(more, dict) or more.get("op") != "more":
+            return {"error": "protocol", "message": "a timed run without its more"}
+        chan.send({"outputs": self.collect(ret)})
+        return {"inputs": self.staged}
+
+    def handle(self, req: dict[str, Any], msg: Any, chan: Channel) -> Any:
         """One request (under inference mode, like the reply's encoding, except init)."""
         op = req.get("op")
         if op == "init":
@@ -292,17 +312,13 @@ class Runner:
             return self.setup(req)
         if op == "case" and self.role == "reference":
             return self.case(req)
-        if op in ("call", "prepare", "stage"):
+        if op in ("call", "prepare", "run"):
             inputs = msg.value(place=self._place)["inputs"]
             if op == "call":
                 if req.get("many"):  # reference only: outputs of several input sets
                     return {"outputs": [self.call(req, one)["outputs"] for one in inputs]}
                 return self.call(req, inputs)
-            return self.prepare(req, inputs) if op == "prepare" else self.stage(req, inputs)
-        if op == "go":
-            return self.go()
-        if op == "inputs":
-            return {"inputs": self.staged}
+            return self.prepare(req, inputs) if op == "prepare" else self.run(inputs, chan)
         return {"error": "protocol", "message": f"unknown request {op!r}"}
 
 
@@ -326,9 +342,8 @@ def _answer(runner: Runner, chan: Channel, req: dict[str, Any], msg: Any) -> Non
         if req.get("op") != "init":
             stack.enter_context(torch.inference_mode())
         try:
-            reply = runner.handle(req, msg)
-            for part in reply if isinstance(reply, list) else [reply]:
-                chan.send(part)  # encoding reads outputs: candidate code may run here too
+            reply = runner.handle(req, msg, chan)
+            chan.send(reply)  # encoding reads outputs: candidate code may run here too
             return
         except ChannelClosed:
             raise

@@ -28,6 +28,8 @@ MAGIC = b"AKA1"
 _PREFIX = struct.Struct("<4sQ")
 MAX_HEADER = 64 << 20
 CHUNK = 1 << 20
+SMALL = 256 << 10  # a message up to this size is written at once
+PIPE_BYTES = 1 << 20  # asked for each pipe, so a timed run's data rarely waits for room
 
 
 class ChannelError(Exception):
@@ -157,19 +159,23 @@ class Channel:
 
         msg, descs, datas = encode(tree)
         header = json.dumps({"msg": msg, "tensors": descs}, separators=(",", ":")).encode()
-        self._write(memoryview(_PREFIX.pack(MAGIC, len(header)) + header), deadline)
-        for data in datas:
-            self._write(raw(data), deadline)
+        parts = [memoryview(_PREFIX.pack(MAGIC, len(header)) + header)]
+        parts += [raw(data) for data in datas]
+        if sum(p.nbytes for p in parts) <= SMALL:  # one write, so one wake-up of the reader
+            parts = [memoryview(b"".join(p.cast("B") for p in parts))]
+        for part in parts:
+            self._write(part.cast("B"), deadline)
 
     def _write(self, mv: memoryview, deadline: Optional[float]) -> None:
         poller = select.poll()
         poller.register(self.wfd, select.POLLOUT)
         while mv:
-            if deadline is not None and not poller.poll(_remaining(deadline)):
-                continue
             try:
                 n = os.write(self.wfd, mv[:CHUNK])
             except BlockingIOError:
+                # Wait for room (never spin: on a loaded machine the spin takes the CPU
+                # the reader needs to make room).
+                poller.poll(_remaining(deadline) if deadline is not None else None)
                 continue
             except (BrokenPipeError, ConnectionResetError):
                 raise ChannelClosed("the peer closed its end")
@@ -217,3 +223,13 @@ def recv_many(chans: list[Channel], deadline: Optional[float] = None) -> list[Me
 
 def nonblocking(fd: int) -> None:
     os.set_blocking(fd, False)
+
+
+def widen(fd: int) -> None:
+    """Ask for a larger pipe buffer (Linux; the system's limit may refuse: then as it was)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+    except OSError:
+        pass
