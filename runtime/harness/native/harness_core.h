@@ -216,9 +216,10 @@ enum {
 
 /* One runner's timed runs of one shape (reps samples each). */
 typedef struct hx_timed {
-    double *latency;  /* what the judge reports: its window (CPU), the events (CUDA) */
+    double *latency;  /* what the judge reports: its window + excess (CPU), the events (CUDA) */
     double *reported; /* the runner's own measurement */
     double *window;   /* the judge's clock around the call */
+    double *cpu;      /* the runner's CPU time on the request, less the pinger's */
     double *ph[HX_PH_N];
     int *clean; /* the judge watched the whole window (not preempted in it) */
 } hx_timed;

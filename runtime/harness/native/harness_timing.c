@@ -60,8 +60,8 @@
  *   excess  the same CPU time, less the pinger's, minus the judge's window (>= 0): work
  *           moved before "ready", after a forged "done", or between calls.
  * Limits: the candidate's median over its clean runs must not exceed base + max(spread,
- * floor, rel x base) (on the CPU the floor is at least half the candidate's own window:
- * phase_limit says why): base the reference runner's median on the same shape, spread
+ * floor, rel x base) (on the CPU the floor is at least half the runner's CPU time on
+ * the request: phase_limit says why): base the reference runner's median on the same shape, spread
  * SPREAD_K x (its p90 - median). For the CPU-time quantities, whose honest part (waking,
  * answering) does not depend on the shape, base is the 90th percentile of the reference's
  * runs over every shape and spread is base again: a loaded machine can disturb every run
@@ -71,7 +71,7 @@
  */
 static const struct {
     const char *name, *what;
-    double floor_cpu, floor_dev, rel, rel_window_cpu;
+    double floor_cpu, floor_dev, rel, rel_call_cpu;
     int pooled_cpu, pooled_dev;
 } phases[HX_PH_N] = {
     [HX_PH_GAP] = {"gap", "the runner's own clock missed part of each call", 100, 20, 0, 0.5, 1, 0},
@@ -96,8 +96,8 @@ static int pooled(const hx_eval *ev, int ph)
 
 int hx_timed_alloc(hx_timed *t, int reps)
 {
-    double **all[] = {&t->latency, &t->reported, &t->window, &t->ph[0],
-                      &t->ph[1],   &t->ph[2],    &t->ph[3]};
+    double **all[] = {&t->latency, &t->reported, &t->window, &t->cpu,
+                      &t->ph[0],   &t->ph[1],    &t->ph[2],  &t->ph[3]};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (!(*all[i] = calloc((size_t)reps, sizeof(double))))
             return -1;
@@ -109,6 +109,7 @@ void hx_timed_free(hx_timed *t)
     free(t->latency);
     free(t->reported);
     free(t->window);
+    free(t->cpu);
     for (int i = 0; i < HX_PH_N; i++)
         free(t->ph[i]);
     free(t->clean);
@@ -124,6 +125,7 @@ static void record(hx_eval *ev, hx_timed *tm, int k, const hx_call *c, double pr
     tm->reported[k] = rep;
     /* What the pinger needed for the same handshake just before is not the kernel's. */
     double over = c->cpu_us - c->ping_us;
+    tm->cpu[k] = over;
     tm->ph[HX_PH_GAP][k] = ev->tg->device ? c->window_us - rep : fmax(0, over - rep);
     /* Negative only when the runner was preempted inside the window, which hides nothing:
      * clamped, so a loaded machine's preemptions do not drag the reference's baseline down. */
@@ -234,22 +236,25 @@ static double picked_quantile(const hx_timed *t, const double *v, int reps, doub
 /*
  * The reference's baseline for phase ph (*base) and the candidate's limit.
  *
- * rel_window_cpu: on the CPU no number the verdict uses depends on these checks: the
+ * rel_call_cpu: on the CPU no number the verdict uses depends on these checks: the
  * latency is the judge's own window plus the run's excess CPU time (record()), so a runner
  * clock that misses part of a call, or work moved out of the window, buys nothing. The
  * checks name a runner that tampers. What an honest runner's CPU time adds around a call
  * (waking, page faults, the handshake the pinger did not see) grows with the machine's
  * load, so on the CPU the limit is wide: at least 100 us (a 2-core VM under a parallel
- * test suite showed honest medians of 20-50 us) and at least half the candidate's own
- * window; less than that is charged and left at that.
+ * test suite showed honest medians of 20-50 us) and at least half the runner's own CPU
+ * time on the request: its clock saw less than half of what it ran, or the judge's window
+ * held less than half of it. Half of the CPU time, not of the window: a preempted runner's
+ * window grows while its CPU time does not, and at load 10 a patched clock hiding 99% of
+ * a 3 ms call was seen with a gap of only half its window.
  */
 static double phase_limit(const hx_eval *ev, int ph, const hx_job *j, double *buf, double *base)
 {
     double floor_us = ev->tg->device ? phases[ph].floor_dev : phases[ph].floor_cpu, spread = 0;
-    if (!ev->tg->device && phases[ph].rel_window_cpu > 0)
+    if (!ev->tg->device && phases[ph].rel_call_cpu > 0)
         floor_us =
-            fmax(floor_us, phases[ph].rel_window_cpu *
-                               picked_quantile(&j->cand, j->cand.window, ev->plan->reps, 0.5, buf));
+            fmax(floor_us, phases[ph].rel_call_cpu *
+                               picked_quantile(&j->cand, j->cand.cpu, ev->plan->reps, 0.5, buf));
     if (pooled(ev, ph) && ev->n_pool[ph] > 0) {
         *base = hx_quantile(ev->pool[ph], ev->n_pool[ph], 0.9);
         spread = *base; /* honest CPU overhead is heavy-tailed on a loaded machine */
