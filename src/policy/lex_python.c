@@ -29,6 +29,7 @@ struct lexer {
     int depth;              /* open brackets */
     char stack[MAX_DEPTH];  /* the open brackets, for the error on a mismatch */
     int indent;             /* of the current logical line */
+    int sline, scol;        /* where the string being lexed starts */
     bool line_open;         /* a token was emitted on this logical line */
     bool stmt;              /* the next token starts a statement */
     bool fexpr;
@@ -223,10 +224,13 @@ static int lex_body(struct lexer *L, char q, bool triple, bool raw, bool f, bool
 {
     for (;;) {
         int c = peek(L, 0);
-        if (c < 0 || (c == '\n' && !triple))
+        if (c < 0 || (c == '\n' && !triple)) {
+            L->line = L->sline; /* name where the unterminated string starts */
+            L->col = L->scol;
             return fail(L, triple ? "unterminated triple-quoted string (expected "
                                   : "unterminated string (expected ",
                         q == '"' ? (triple ? "\"\"\")" : "\")") : (triple ? "''')" : "')"));
+        }
         if (spec && c == '}')
             return 0;
         if (!spec && at_close(L, q, triple)) {
@@ -272,6 +276,9 @@ static int lex_string(struct lexer *L, size_t plen)
 {
     int line = L->line, col = L->col;
     bool raw = false, f = false;
+    int outer_line = L->sline, outer_col = L->scol; /* a string nested in an f-string field */
+    L->sline = line;
+    L->scol = col;
     for (size_t k = 0; k < plen; k++) {
         int c = tolower(peek(L, 0));
         raw |= c == 'r';
@@ -287,6 +294,10 @@ static int lex_string(struct lexer *L, size_t plen)
     struct strbuf sb = STRBUF_INIT;
     int rc = lex_body(L, q, triple, raw, f, false, &sb);
     L->out->v[idx].text = strbuf_detach(&sb, NULL);
+    if (rc == 0) {
+        L->sline = outer_line;
+        L->scol = outer_col;
+    }
     return rc;
 }
 

@@ -151,9 +151,9 @@ static void check_name(struct cscan *S, size_t i)
 static bool operand_has_data(const struct cscan *S, size_t i, int step, bool *null)
 {
     static const char *const stop[] = {";", "{", "}", ",", "&&", "||", "?", ":", "=", NULL};
-    int d = 0;
-    bool data = false;
-    for (size_t j = i + (size_t)step; j < S->t->n; j += (size_t)step) {
+    int d = 0, count = 0;
+    bool data = false, zero = false;
+    for (size_t j = i + (size_t)step; j < S->t->n; j += (size_t)step, count++) {
         const struct c_tok *k = tk(S, j);
         if (k->kind == C_OP) {
             d += (step > 0 ? op(S, j, "(") - op(S, j, ")") : op(S, j, ")") - op(S, j, "("));
@@ -169,12 +169,14 @@ static bool operand_has_data(const struct cscan *S, size_t i, int step, bool *nu
             break;
         if (name(S, j, "data") && (op(S, j - 1, ".") || op(S, j - 1, "->")))
             data = true;
-        if (name(S, j, "NULL") || name(S, j, "nullptr") ||
-            (k->kind == C_NUMBER && strcmp(k->text, "0") == 0))
-            *null = true;
-        if (j == 0)
+        zero = name(S, j, "NULL") || name(S, j, "nullptr") ||
+               (k->kind == C_NUMBER && strcmp(k->text, "0") == 0);
+        if (j == 0) {
+            count++;
             break;
+        }
     }
+    *null |= count == 1 && zero; /* a null check compares with a lone NULL / 0 */
     return data;
 }
 
