@@ -2,9 +2,9 @@
  * policy.c — `aka policy check --framework F --kernel FILE [--json]`: the
  * deterministic source policy of production mode, run alone (src/policy/).
  */
+#include "policy/policy.h"
 #include "base/error.h"
 #include "cmd/cmd.h"
-#include "policy/policy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,21 +17,20 @@ struct policy_args {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: aka policy check --framework F --kernel FILE [--json]\n\n"
-            "Check one kernel source against the production source policy of framework F\n"
-            "(triton, gluon, cutedsl, cuda, tilelang, flydsl, c). The source is tokenized\n"
-            "(strings and comments are never code), imports and aliases are followed, and\n"
-            "every rule of docs/production.md is applied: what F requires (a kernel of F\n"
-            "launched from the entry point) and what is forbidden (PyTorch compute, prebuilt\n"
-            "kernel libraries, other frameworks, dynamic access, processes, network, files,\n"
-            "timers, harness patching, input-keyed caches, evaluator files, structure).\n"
-            "A solution.json next to FILE is checked too.\n\n"
-            "Each violation prints one line: FILE:LINE:COLUMN: RULE: MESSAGE.\n"
-            "--json prints {\"clean\": bool, \"violations\": [{\"rule\", \"file\", \"line\",\n"
-            "\"column\", \"message\"}]} instead.\n\n"
-            "Exit status: 0 clean, 1 violations, 2 bad input (unknown framework, a missing\n"
-            "or unreadable file, a file that does not tokenize).\n");
+    fprintf(out, "usage: aka policy check --framework F --kernel FILE [--json]\n\n"
+                 "Check one kernel source against the production source policy of framework F\n"
+                 "(triton, gluon, cutedsl, cuda, tilelang, flydsl, c). The source is tokenized\n"
+                 "(strings and comments are never code), imports and aliases are followed, and\n"
+                 "every rule of docs/production.md is applied: what F requires (a kernel of F\n"
+                 "launched from the entry point) and what is forbidden (PyTorch compute, prebuilt\n"
+                 "kernel libraries, other frameworks, dynamic access, processes, network, files,\n"
+                 "timers, harness patching, input-keyed caches, evaluator files, structure).\n"
+                 "A solution.json next to FILE is checked too.\n\n"
+                 "Each violation prints one line: FILE:LINE:COLUMN: RULE: MESSAGE.\n"
+                 "--json prints {\"clean\": bool, \"violations\": [{\"rule\", \"file\", \"line\",\n"
+                 "\"column\", \"message\"}]} instead.\n\n"
+                 "Exit status: 0 clean, 1 violations, 2 bad input (unknown framework, a missing\n"
+                 "or unreadable file, a file that does not tokenize).\n");
 }
 
 /* The flags after `check`; -1 with a usage error. */

@@ -16,7 +16,7 @@
 
 #define MAX_SOURCE (4u << 20)
 
-static const char *const fw_names[AKA_FW_COUNT] = {"triton", "gluon", "cutedsl", "cuda",
+static const char *const fw_names[AKA_FW_COUNT] = {"triton",   "gluon",  "cutedsl", "cuda",
                                                    "tilelang", "flydsl", "c"};
 
 int aka_policy_framework(const char *name, enum aka_policy_fw *out, struct aka_err *err)
@@ -24,13 +24,12 @@ int aka_policy_framework(const char *name, enum aka_policy_fw *out, struct aka_e
     static const struct {
         const char *key;
         enum aka_policy_fw fw;
-    } keys[] = {{"triton", AKA_FW_TRITON},   {"gluon", AKA_FW_GLUON},
-                {"tritongluon", AKA_FW_GLUON}, {"cutedsl", AKA_FW_CUTEDSL},
-                {"cute", AKA_FW_CUTEDSL},    {"cuda", AKA_FW_CUDA},
-                {"cudac", AKA_FW_CUDA},      {"tilelang", AKA_FW_TILELANG},
-                {"flydsl", AKA_FW_FLYDSL},   {"fly", AKA_FW_FLYDSL},
-                {"c", AKA_FW_NATIVE_C},      {"native", AKA_FW_NATIVE_C},
-                {"nativec", AKA_FW_NATIVE_C}};
+    } keys[] = {
+        {"triton", AKA_FW_TRITON},   {"gluon", AKA_FW_GLUON},       {"tritongluon", AKA_FW_GLUON},
+        {"cutedsl", AKA_FW_CUTEDSL}, {"cute", AKA_FW_CUTEDSL},      {"cuda", AKA_FW_CUDA},
+        {"cudac", AKA_FW_CUDA},      {"tilelang", AKA_FW_TILELANG}, {"flydsl", AKA_FW_FLYDSL},
+        {"fly", AKA_FW_FLYDSL},      {"c", AKA_FW_NATIVE_C},        {"native", AKA_FW_NATIVE_C},
+        {"nativec", AKA_FW_NATIVE_C}};
     char key[32];
     size_t n = 0;
     for (const char *p = name ? name : ""; *p && n + 1 < sizeof(key); p++)
@@ -131,7 +130,8 @@ static void check_solution(struct pol_ctx *c, const char *path)
         json_decref(doc);
         return;
     }
-    const char *ep = json_string_value(json_object_get(json_object_get(doc, "spec"), "entry_point"));
+    const char *ep =
+        json_string_value(json_object_get(json_object_get(doc, "spec"), "entry_point"));
     if (ep) {
         const char *sep = strstr(ep, "::");
         size_t n = sep ? (size_t)(sep - ep) : strlen(ep);
@@ -152,8 +152,9 @@ static void check_solution(struct pol_ctx *c, const char *path)
         const char *p = json_string_value(json_object_get(src, "path"));
         if (!p || strcmp(p, self) != 0) {
             struct strbuf m = STRBUF_INIT;
-            strbuf_addf(&m, "solution.json: sources[%zu].path is \"%s\", expected \"%s\" (one kernel file)",
-                        i, p ? p : "(missing)", self);
+            strbuf_addf(
+                &m, "solution.json: sources[%zu].path is \"%s\", expected \"%s\" (one kernel file)",
+                i, p ? p : "(missing)", self);
             add(c, "solution-json", path, 1, 1, m.buf);
             strbuf_release(&m);
         }
@@ -179,7 +180,10 @@ static int check_kind(const char *path, enum aka_policy_fw fw, struct aka_err *e
         return 0;
     return aka_err_set(err, AKA_EXIT_USAGE, "%s: framework %s expects a %s source (%s)", path,
                        aka_policy_framework_name(fw),
-                       want == py ? "Python" : want == cu ? "CUDA" : "C", want[0]);
+                       want == py   ? "Python"
+                       : want == cu ? "CUDA"
+                                    : "C",
+                       want[0]);
 }
 
 static int scan(struct pol_ctx *c, const struct strbuf *src, struct aka_err *err)

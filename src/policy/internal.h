@@ -17,13 +17,13 @@ enum py_kind { PY_NAME, PY_NUMBER, PY_STRING, PY_OP, PY_NEWLINE };
 
 struct py_tok {
     enum py_kind kind;
-    char *text;     /* names, ops; for strings the decoded literal text */
-    int line, col;  /* 1-based, where the token starts */
-    int indent;     /* indentation of the logical line the token is on */
-    bool stmt;      /* first token of a statement (line start or after ';') */
-    bool fexpr;     /* lexed from an f-string replacement field */
-    bool fstring;   /* a string with an f prefix (its text is the literal part) */
-    bool nonascii;  /* a name with bytes outside ASCII (NFKC-folded by Python) */
+    char *text;    /* names, ops; for strings the decoded literal text */
+    int line, col; /* 1-based, where the token starts */
+    int indent;    /* indentation of the logical line the token is on */
+    bool stmt;     /* first token of a statement (line start or after ';') */
+    bool fexpr;    /* lexed from an f-string replacement field */
+    bool fstring;  /* a string with an f prefix (its text is the literal part) */
+    bool nonascii; /* a name with bytes outside ASCII (NFKC-folded by Python) */
 };
 
 struct py_toks {
@@ -40,10 +40,10 @@ enum c_kind { C_NAME, C_NUMBER, C_STRING, C_CHAR, C_OP, C_INCLUDE, C_DIRECTIVE }
 
 struct c_tok {
     enum c_kind kind;
-    char *text;     /* strings: the literal text; includes: the header name */
+    char *text; /* strings: the literal text; includes: the header name */
     int line, col;
-    bool system;    /* C_INCLUDE: <...> rather than "..." */
-    bool computed;  /* C_INCLUDE: a macro, not a header name */
+    bool system;   /* C_INCLUDE: <...> rather than "..." */
+    bool computed; /* C_INCLUDE: a macro, not a header name */
 };
 
 struct c_toks {
@@ -70,14 +70,16 @@ enum pol_kind {
     PK_CODE             /* checked in code (requirements, structure); listed for docs */
 };
 
-#define FW(x)    (1u << (x))
-#define FW_PY    (FW(AKA_FW_TRITON) | FW(AKA_FW_GLUON) | FW(AKA_FW_CUTEDSL) | FW(AKA_FW_TILELANG) | FW(AKA_FW_FLYDSL))
-#define FW_C     (FW(AKA_FW_CUDA) | FW(AKA_FW_NATIVE_C))
-#define FW_ALL   (FW_PY | FW_C)
+#define FW(x) (1u << (x))
+#define FW_PY                                                                                      \
+    (FW(AKA_FW_TRITON) | FW(AKA_FW_GLUON) | FW(AKA_FW_CUTEDSL) | FW(AKA_FW_TILELANG) |             \
+     FW(AKA_FW_FLYDSL))
+#define FW_C   (FW(AKA_FW_CUDA) | FW(AKA_FW_NATIVE_C))
+#define FW_ALL (FW_PY | FW_C)
 
 struct pol_rule {
-    const char *id;      /* the rule id a rejection names */
-    unsigned fws;        /* frameworks the row applies to (FW bits) */
+    const char *id; /* the rule id a rejection names */
+    unsigned fws;   /* frameworks the row applies to (FW bits) */
     enum pol_kind kind;
     const char *pattern; /* a trailing '*' makes it a plain prefix */
     const char *why;     /* the message, completed with what matched */
@@ -92,9 +94,9 @@ bool pol_torch_allowed(const char *chain);
 /* ---- the check context (check.c) ---- */
 struct pol_ctx {
     enum aka_policy_fw fw;
-    const char *file;    /* the kernel path as given */
-    const char *dir;     /* its directory, for the one-file rule */
-    const char *entry;   /* entry function from solution.json, or NULL */
+    const char *file;  /* the kernel path as given */
+    const char *dir;   /* its directory, for the one-file rule */
+    const char *entry; /* entry function from solution.json, or NULL */
     struct aka_policy_report *rep;
 };
 

@@ -24,7 +24,7 @@ struct clex {
     char *s;         /* the text after splicing */
     int *line, *col; /* original positions of s[k] */
     size_t n, i;
-    bool bol;        /* only whitespace since the last newline */
+    bool bol; /* only whitespace since the last newline */
     struct c_toks *out;
     struct aka_err *err;
 };
@@ -60,8 +60,8 @@ static void splice(struct clex *X, const char *src, size_t len)
 
 static int fail(struct clex *X, size_t at, const char *what)
 {
-    return aka_err_set(X->err, AKA_EXIT_USAGE, "%s:%d:%d: does not tokenize as C/CUDA: %s",
-                       X->file, X->line[at], X->col[at], what);
+    return aka_err_set(X->err, AKA_EXIT_USAGE, "%s:%d:%d: does not tokenize as C/CUDA: %s", X->file,
+                       X->line[at], X->col[at], what);
 }
 
 static int pk(const struct clex *X, size_t k)
@@ -91,8 +91,9 @@ static int lex_quoted(struct clex *X, enum c_kind kind, size_t at)
         int c = pk(X, 0);
         if (c < 0 || c == '\n') {
             strbuf_release(&sb);
-            return fail(X, at, q == '"' ? "unterminated string literal (expected \")"
-                                        : "unterminated character literal (expected ')");
+            return fail(X, at,
+                        q == '"' ? "unterminated string literal (expected \")"
+                                 : "unterminated character literal (expected ')");
         }
         X->i++;
         if (c == q)
@@ -166,8 +167,9 @@ static int lex_directive(struct clex *X)
         const char *e = strchr(X->s + X->i + 1, close);
         const char *nl = strchr(X->s + X->i + 1, '\n');
         if (!e || (nl && nl < e))
-            return fail(X, at, open == '<' ? "unterminated #include <...> (expected '>')"
-                                           : "unterminated #include \"...\" (expected '\"')");
+            return fail(X, at,
+                        open == '<' ? "unterminated #include <...> (expected '>')"
+                                    : "unterminated #include \"...\" (expected '\"')");
         t = push(X, C_INCLUDE, aka_xstrndup(X->s + X->i + 1, (size_t)(e - X->s) - X->i - 1), at);
         t->system = open == '<';
         X->i = (size_t)(e - X->s) + 1;
@@ -179,8 +181,8 @@ static int lex_directive(struct clex *X)
 }
 
 static const char *const cops[] = {"<<<", ">>>", "<<=", ">>=", "...", "->", "++", "--", "<<",
-                                   ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=",
-                                   "/=", "%=", "&=", "|=", "^=", "##", "::", NULL};
+                                   ">>",  "<=",  ">=",  "==",  "!=",  "&&", "||", "+=", "-=",
+                                   "*=",  "/=",  "%=",  "&=",  "|=",  "^=", "##", "::", NULL};
 
 static int lex_one(struct clex *X)
 {

@@ -26,12 +26,12 @@ struct lexer {
     const char *s;
     size_t end, i;
     int line, col;
-    int depth;              /* open brackets */
-    char stack[MAX_DEPTH];  /* the open brackets, for the error on a mismatch */
-    int indent;             /* of the current logical line */
-    int sline, scol;        /* where the string being lexed starts */
-    bool line_open;         /* a token was emitted on this logical line */
-    bool stmt;              /* the next token starts a statement */
+    int depth;             /* open brackets */
+    char stack[MAX_DEPTH]; /* the open brackets, for the error on a mismatch */
+    int indent;            /* of the current logical line */
+    int sline, scol;       /* where the string being lexed starts */
+    bool line_open;        /* a token was emitted on this logical line */
+    bool stmt;             /* the next token starts a statement */
     bool fexpr;
     struct py_toks *out;
     struct aka_err *err;
@@ -159,8 +159,10 @@ static void lex_escape(struct lexer *L, struct strbuf *sb)
     adv(L);
     if (p) {
         strbuf_addch(sb, to[p - from]);
-    } else if ((c == 'x' || c == 'u' || c == 'U') &&
-               (v = read_digits(L, 16, c == 'x' ? 2 : c == 'u' ? 4 : 8)) >= 0) {
+    } else if ((c == 'x' || c == 'u' || c == 'U') && (v = read_digits(L, 16,
+                                                                      c == 'x'   ? 2
+                                                                      : c == 'u' ? 4
+                                                                                 : 8)) >= 0) {
         add_utf8(sb, (unsigned long)v);
     } else if (c == '\n') {
         /* a backslash-newline inside a literal continues it */
@@ -227,8 +229,9 @@ static int lex_body(struct lexer *L, char q, bool triple, bool raw, bool f, bool
         if (c < 0 || (c == '\n' && !triple)) {
             L->line = L->sline; /* name where the unterminated string starts */
             L->col = L->scol;
-            return fail(L, triple ? "unterminated triple-quoted string (expected "
-                                  : "unterminated string (expected ",
+            return fail(L,
+                        triple ? "unterminated triple-quoted string (expected "
+                               : "unterminated string (expected ",
                         q == '"' ? (triple ? "\"\"\")" : "\")") : (triple ? "''')" : "')"));
         }
         if (spec && c == '}')
@@ -387,8 +390,7 @@ static int lex_tokens(struct lexer *L, bool fstop)
     while (L->i < L->end) {
         int c = peek(L, 0);
         size_t plen;
-        if (fstop && L->depth == 0 &&
-            (c == '}' || c == ':' || (c == '!' && peek(L, 1) != '=')))
+        if (fstop && L->depth == 0 && (c == '}' || c == ':' || (c == '!' && peek(L, 1) != '=')))
             return 0;
         if (c == '\n') {
             adv(L);
@@ -401,7 +403,8 @@ static int lex_tokens(struct lexer *L, bool fstop)
         } else if (c == '#') {
             while (L->i < L->end && peek(L, 0) != '\n')
                 adv(L);
-        } else if (c == '\\' && (peek(L, 1) == '\n' || (peek(L, 1) == '\r' && peek(L, 2) == '\n'))) {
+        } else if (c == '\\' &&
+                   (peek(L, 1) == '\n' || (peek(L, 1) == '\r' && peek(L, 2) == '\n'))) {
             adv(L);
             while (peek(L, 0) != '\n')
                 adv(L);
@@ -430,8 +433,8 @@ static int lex_tokens(struct lexer *L, bool fstop)
 int pol_lex_python(const char *file, const char *src, size_t len, struct py_toks *out,
                    struct aka_err *err)
 {
-    struct lexer L = {.file = file, .s = src, .end = len, .line = 1, .col = 1, .out = out,
-                      .err = err};
+    struct lexer L = {
+        .file = file, .s = src, .end = len, .line = 1, .col = 1, .out = out, .err = err};
     if (memchr(src, '\0', len))
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "%s: does not tokenize as Python: a NUL byte (expected text)", file);

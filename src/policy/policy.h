@@ -31,10 +31,10 @@ enum aka_policy_fw {
 };
 
 struct aka_policy_violation {
-    char *rule;    /* a rule id of rules.c, e.g. "torch-compute" */
-    char *file;    /* the file the violation is in (the kernel, or its solution.json) */
+    char *rule;       /* a rule id of rules.c, e.g. "torch-compute" */
+    char *file;       /* the file the violation is in (the kernel, or its solution.json) */
     int line, column; /* 1-based */
-    char *message; /* one line: what was found and why it is refused */
+    char *message;    /* one line: what was found and why it is refused */
 };
 
 struct aka_policy_report {

@@ -24,11 +24,11 @@ struct binding {
 struct func {
     char *name;
     int indent;
-    int parent;     /* enclosing function, -1 at module level */
+    int parent;            /* enclosing function, -1 at module level */
     bool is_class, is_var; /* a class scope; a module-level variable set from functions */
-    char *cls;      /* the class a method is defined in */
-    bool device;    /* decorated by a DSL's kernel or jit decorator (or nested in one) */
-    bool launchable; /* decorated by the chosen framework's kernel decorator */
+    char *cls;             /* the class a method is defined in */
+    bool device;           /* decorated by a DSL's kernel or jit decorator (or nested in one) */
+    bool launchable;       /* decorated by the chosen framework's kernel decorator */
     bool reached, launched;
 };
 
@@ -41,13 +41,21 @@ struct pyscan {
     int *owner;               /* innermost scope of each token, -1 module */
     bool *skip;               /* tokens of import statements */
     bool gluon_import;
-    VEC(int) edges;           /* pairs (from, to) */
+    VEC(int) edges; /* pairs (from, to) */
 };
 
-static const char *const device_decorators[] = {
-    "triton.jit", "triton.autotune", "triton.heuristics", "triton.experimental.gluon.jit",
-    "cutlass.cute.kernel", "cutlass.cute.jit", "tilelang.language.prim_func", "tilelang.jit",
-    "tilelang.language.macro", "flydsl.compiler.kernel", "flydsl.compiler.jit", NULL};
+static const char *const device_decorators[] = {"triton.jit",
+                                                "triton.autotune",
+                                                "triton.heuristics",
+                                                "triton.experimental.gluon.jit",
+                                                "cutlass.cute.kernel",
+                                                "cutlass.cute.jit",
+                                                "tilelang.language.prim_func",
+                                                "tilelang.jit",
+                                                "tilelang.language.macro",
+                                                "flydsl.compiler.kernel",
+                                                "flydsl.compiler.jit",
+                                                NULL};
 
 /* The decorators that make a function a kernel of each framework. */
 static bool kernel_decorator(enum aka_policy_fw fw, const char *d)
@@ -295,8 +303,8 @@ static bool is_device_decorator(const char *d)
 
 static int add_func(struct pyscan *S, const char *name, int indent, int parent)
 {
-    struct func f = {aka_xstrdup(name), indent, parent, false, false, NULL, false, false, false,
-                     false};
+    struct func f = {
+        aka_xstrdup(name), indent, parent, false, false, NULL, false, false, false, false};
     if (parent >= 0 && S->funcs.v[parent].device)
         f.device = true;
     if (parent >= 0 && S->funcs.v[parent].is_class)
@@ -346,7 +354,8 @@ static void pass_scopes(struct pyscan *S)
                 deco = i;
         }
         int cur = depth ? stack[depth - 1] : -1;
-        bool def = k->kind == PY_NAME && (strcmp(k->text, "def") == 0 || strcmp(k->text, "class") == 0) &&
+        bool def = k->kind == PY_NAME &&
+                   (strcmp(k->text, "def") == 0 || strcmp(k->text, "class") == 0) &&
                    (k->stmt || is_name(S, i - 1, "async")) && is_name(S, i + 1, NULL);
         if (def && depth < 256) {
             int f = add_func(S, tok(S, i + 1)->text, k->indent, cur);
@@ -402,7 +411,8 @@ static void check_getattr(struct pyscan *S, size_t i, const struct py_tok *at)
 {
     size_t a = i + 2, b = a;
     while (b < S->t->n && !is_op(S, b, ",") && !is_op(S, b, ")"))
-        b = strchr("([{", tok(S, b)->text[0]) && tok(S, b)->kind == PY_OP ? skip_group(S, b) : b + 1;
+        b = strchr("([{", tok(S, b)->text[0]) && tok(S, b)->kind == PY_OP ? skip_group(S, b)
+                                                                          : b + 1;
     const struct py_tok *name = tok(S, b + 1);
     bool literal = is_op(S, b, ",") && name->kind == PY_STRING && !name->fstring &&
                    (is_op(S, b + 2, ")") || is_op(S, b + 2, ","));
@@ -445,8 +455,8 @@ static int find_func(const struct pyscan *S, const char *name)
 /* A container filled inside a function: NAME[...] = or NAME.setdefault(...). */
 static void check_container(struct pyscan *S, size_t i, const struct py_tok *at)
 {
-    static const char *const fill[] = {"setdefault", "update", "append", "add", "__setitem__",
-                                       NULL};
+    static const char *const fill[] = {"setdefault", "update",      "append",
+                                       "add",        "__setitem__", NULL};
     if (S->owner[i] < 0 || S->funcs.v[S->owner[i]].is_var ||
         strvec_find(&S->containers, at->text) < 0)
         return;
@@ -567,8 +577,8 @@ static void pass_uses(struct pyscan *S)
 /* Module-level `NAME = {}` / [] / dict() / set() / list() / OrderedDict() / defaultdict(...). */
 static void find_containers(struct pyscan *S)
 {
-    static const char *const ctors[] = {"dict", "set", "list", "OrderedDict", "defaultdict",
-                                        "collections", NULL};
+    static const char *const ctors[] = {"dict",        "set",         "list", "OrderedDict",
+                                        "defaultdict", "collections", NULL};
     for (size_t i = 0; i + 3 < S->t->n; i++) {
         if (!tok(S, i)->stmt || tok(S, i)->indent != 0 || !is_name(S, i, NULL) ||
             !is_op(S, i + 1, "="))
