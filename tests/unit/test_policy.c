@@ -92,6 +92,19 @@ static void expect(const char *fw, const char *name, const char *src, const char
     }
 }
 
+/* expect, and the violation's message names what was resolved (e.g. the aliased call). */
+static void expect_named(const char *fw, const char *name, const char *src, const char *rule,
+                         int line, const char *what)
+{
+    expect(fw, name, src, rule, line);
+    for (size_t k = 0; k < report.n; k++)
+        if (strcmp(report.v[k].rule, rule) == 0 && report.v[k].line == line &&
+            strstr(report.v[k].message, what))
+            return;
+    print_report();
+    fail_msg("expected %s on line %d to name %s", rule, line, what);
+}
+
 static void t_py_strings_and_comments_are_not_code(void **state)
 {
     expect_clean("triton", "s1.py",
@@ -138,24 +151,46 @@ static void t_py_line_continuations(void **state)
 
 static void t_py_aliases_are_followed(void **state)
 {
-    expect("triton", "a1.py", "import torch as t\n" TRITON_HEAD "    return t.matmul(a, b)\n",
-           "torch-compute", 14);
-    expect("triton", "a2.py",
-           "from torch import matmul as mm\n" TRITON_HEAD "    return mm(a, b)\n", "torch-compute",
-           14);
-    expect("triton", "a3.py",
-           TRITON_HEAD "    return G.softmax(a, -1)\nF = torch.nn.functional\nG = F\n",
-           "torch-compute", 13);
-    expect("triton", "a4.py",
-           "import torch.nn.functional as F\n" TRITON_HEAD "    return F.relu(a)\n",
-           "torch-compute", 14);
-    expect("triton", "a5.py",
-           "from os import system as run_it\n" TRITON_HEAD "    run_it('true')\n    return out\n",
-           "process", 14);
-    /* an alias of an allowed call stays allowed; the same method name on a DSL module is not
-     * tensor compute */
-    expect_clean("triton", "a6.py",
+    /* cdist, hardswish and scaled_dot_product_attention are no tensor-method rows: only the
+     * alias resolution can tell that these calls are torch */
+    expect_named("triton", "a1.py", "import torch as t\n" TRITON_HEAD "    return t.cdist(a, b)\n",
+                 "torch-compute", 14, "torch.cdist");
+    expect_named("triton", "a2.py",
+                 "from torch import cdist as dist\n" TRITON_HEAD "    return dist(a, b)\n",
+                 "torch-compute", 14, "torch.cdist");
+    expect_named("triton", "a3.py",
+                 TRITON_HEAD "    return G.scaled_dot_product_attention(a, b, b)\n"
+                             "F = torch.nn.functional\nG = F\n",
+                 "torch-compute", 13, "torch.nn.functional.scaled_dot_product_attention");
+    expect_named("triton", "a4.py",
+                 "import torch.nn.functional as F\n" TRITON_HEAD "    return F.hardswish(a)\n",
+                 "torch-compute", 14, "torch.nn.functional.hardswish");
+    expect_named("triton", "a5.py",
+                 "from os import system as run_it\n" TRITON_HEAD
+                 "    run_it('true')\n    return out\n",
+                 "process", 14, "os.system");
+    expect_named("triton", "a6.py",
+                 "import torch as t\nhw = t.nn.functional.hardswish\n" TRITON_HEAD
+                 "    return hw(a)\n",
+                 "torch-compute", 15, "torch.nn.functional.hardswish");
+    /* an alias of an allowed call stays allowed */
+    expect_clean("triton", "a7.py",
                  "alloc = torch.empty_like\n" TRITON_HEAD "    b2 = alloc(b)\n    return out\n");
+}
+
+static void t_py_tensor_methods_and_names(void **state)
+{
+    /* tensor compute on the host is refused; the same names inside a kernel are the DSL's */
+    expect("triton", "m1.py", TRITON_HEAD "    return a.softmax(-1)\n", "torch-compute", 13);
+    expect_clean("triton", "m2.py",
+                 "import torch\nimport triton\nimport triton.language as tl\n"
+                 "@triton.jit\ndef _k(x_ptr, BLOCK: tl.constexpr):\n"
+                 "    x = tl.load(x_ptr + tl.arange(0, BLOCK))\n"
+                 "    tl.store(x_ptr, x.sum(axis=0) + (x @ x).exp().sum())\n"
+                 "def run(a):\n    _k[(1,)](a, BLOCK=16)\n    return a\n");
+    /* Python folds fullwidth letters to ASCII (NFKC): the name cannot be trusted */
+    expect("triton", "m3.py", TRITON_HEAD "    return \xef\xbd\x94orch.cdist(a, b)\n",
+           "dynamic-access", 13);
 }
 
 static void t_py_dynamic_access(void **state)
@@ -275,6 +310,27 @@ static void t_c_requirements(void **state)
     expect("c", "l3.c", "int kernel(void) { return 0; }\n", "requires-entry", 1);
 }
 
+static void t_c_input_pointer_cache(void **state)
+{
+    static const char head[] = "#include \"aka_native_abi.h\"\nstatic const void *last;\n"
+                               "int aka_kernel(const aka_tensor *inputs, int n_in, "
+                               "aka_tensor *outputs, int n_out, const aka_params *params)\n{\n";
+    struct strbuf src = STRBUF_INIT;
+    strbuf_addf(&src,
+                "%s    if (last != NULL && inputs[0].data == last)\n        return 0;\n"
+                "    last = inputs[0].data;\n    return 0;\n}\n",
+                head);
+    expect("c", "p1.c", src.buf, "input-cache", 5);
+    strbuf_reset(&src);
+    /* a null check is not a cache */
+    strbuf_addf(&src,
+                "%s    if (inputs[0].data == NULL || outputs[0].data == 0)\n        return 1;\n"
+                "    return 0;\n}\n",
+                head);
+    expect_clean("c", "p2.c", src.buf);
+    strbuf_release(&src);
+}
+
 static void t_bad_input(void **state)
 {
     struct aka_err err = AKA_ERR_INIT;
@@ -320,11 +376,13 @@ int main(void)
         cmocka_unit_test(t_py_fstring_fields_are_code),
         cmocka_unit_test(t_py_line_continuations),
         cmocka_unit_test(t_py_aliases_are_followed),
+        cmocka_unit_test(t_py_tensor_methods_and_names),
         cmocka_unit_test(t_py_dynamic_access),
         cmocka_unit_test(t_py_requirements),
         cmocka_unit_test(t_py_tokenize_errors),
         cmocka_unit_test(t_c_comments_strings_and_splices),
         cmocka_unit_test(t_c_requirements),
+        cmocka_unit_test(t_c_input_pointer_cache),
         cmocka_unit_test(t_bad_input),
         cmocka_unit_test(t_report_json),
     };

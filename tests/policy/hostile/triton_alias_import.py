@@ -1,5 +1,5 @@
 # policy-expect: torch-compute
-# PyTorch behind an import alias: t is torch.
+# PyTorch behind an import alias: t is torch, so t.cdist is torch.cdist.
 import torch
 import triton
 import triton.language as tl
@@ -17,4 +17,4 @@ import torch as t
 def run(a, b):
     out = t.empty_like(a)
     _copy[(1,)](a, out, a.numel(), BLOCK=1024)
-    return t.matmul(out, b)
+    return t.cdist(out, b)

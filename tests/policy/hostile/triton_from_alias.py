@@ -1,5 +1,5 @@
 # policy-expect: torch-compute
-# PyTorch behind a from-import alias: mm is torch.matmul.
+# PyTorch behind a from-import alias: mm is torch.cdist (no tensor-method rule names it).
 import torch
 import triton
 import triton.language as tl
@@ -11,7 +11,7 @@ def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
 
 
-from torch import matmul as mm
+from torch import cdist as mm
 
 
 def run(a, b):
