@@ -183,7 +183,9 @@ static bool operand_has_data(const struct cscan *S, size_t i, int step, bool *nu
 static void check_compare(struct cscan *S, size_t i)
 {
     bool null = false;
-    bool data = operand_has_data(S, i, -1, &null) | operand_has_data(S, i, 1, &null);
+    bool left = operand_has_data(S, i, -1, &null);
+    bool right = operand_has_data(S, i, 1, &null);
+    bool data = left || right;
     if (data && !null)
         pol_violation(S->c, "input-cache", tk(S, i)->line, tk(S, i)->col,
                       "an input pointer compared (an output cache keyed on addresses)");

@@ -377,9 +377,17 @@ static void pass_scopes(struct pyscan *S)
     }
 }
 
+/* The function (or module-level variable) a token belongs to; NULL at module level. */
+static struct func *owner(const struct pyscan *S, size_t i)
+{
+    int f = i < S->t->n ? S->owner[i] : -1;
+    return f >= 0 && (size_t)f < S->funcs.n ? &S->funcs.v[f] : NULL;
+}
+
 static bool in_device(const struct pyscan *S, size_t i)
 {
-    return S->owner[i] >= 0 && S->funcs.v[S->owner[i]].device;
+    const struct func *f = owner(S, i);
+    return f && f->device;
 }
 
 /* Index after the bracket group opening at i. */
@@ -457,12 +465,12 @@ static void check_container(struct pyscan *S, size_t i, const struct py_tok *at)
 {
     static const char *const fill[] = {"setdefault", "update",      "append",
                                        "add",        "__setitem__", NULL};
-    if (S->owner[i] < 0 || S->funcs.v[S->owner[i]].is_var ||
-        strvec_find(&S->containers, at->text) < 0)
+    const struct func *f = owner(S, i);
+    if (!f || f->is_var || strvec_find(&S->containers, at->text) < 0)
         return;
     bool hit = is_op(S, i + 1, "[") && assign_op(S, skip_group(S, i + 1));
-    for (const char *const *f = fill; *f && !hit; f++)
-        hit = is_op(S, i + 1, ".") && is_name(S, i + 2, *f);
+    for (const char *const *m = fill; *m && !hit; m++)
+        hit = is_op(S, i + 1, ".") && is_name(S, i + 2, *m);
     if (hit)
         pol_violation(S->c, "input-cache", at->line, at->col,
                       "a module-level container filled on the forward path: %s", at->text);
@@ -543,8 +551,9 @@ static void note_launch(struct pyscan *S, size_t i)
     int f = find_func(S, tok(S, i)->text);
     if (f < 0 || !S->funcs.v[f].launchable || !is_op(S, i + 1, "["))
         return;
-    if (is_op(S, skip_group(S, i + 1), "(") && S->owner[i] >= 0)
-        S->funcs.v[S->owner[i]].launched = true;
+    struct func *in = owner(S, i);
+    if (is_op(S, skip_group(S, i + 1), "(") && in)
+        in->launched = true;
 }
 
 static void pass_uses(struct pyscan *S)
@@ -556,7 +565,7 @@ static void pass_uses(struct pyscan *S)
         } else if (k->kind == PY_STRING) {
             i = check_strings(S, i);
         } else if (k->kind == PY_NAME && !is_op(S, i - 1, ".")) {
-            if (strcmp(k->text, "global") == 0 && k->stmt && S->owner[i] >= 0)
+            if (strcmp(k->text, "global") == 0 && k->stmt && owner(S, i))
                 pol_violation(S->c, "input-cache", k->line, k->col,
                               "module-level state written on the forward path (global)");
             note_launch(S, i);
@@ -679,6 +688,8 @@ void pol_scan_python(struct pol_ctx *c, const struct py_toks *t)
 {
     struct pyscan S = {.c = c, .t = t};
     S.owner = aka_xcalloc(t->n + 1, sizeof(int));
+    for (size_t i = 0; i <= t->n; i++)
+        S.owner[i] = -1; /* module level until pass_scopes says otherwise */
     S.skip = aka_xcalloc(t->n + 1, sizeof(bool));
     pass_bindings(&S);
     find_containers(&S);
