@@ -233,7 +233,8 @@ int aka_policy_check(const char *framework, const char *path, struct aka_policy_
         aka_policy_report_free(&rep);
         goto out;
     }
-    qsort(rep.v, rep.n, sizeof(rep.v[0]), cmp_violation);
+    if (rep.n > 1) /* qsort wants a non-null base even for nothing to sort */
+        qsort(rep.v, rep.n, sizeof(rep.v[0]), cmp_violation);
     *report = rep;
     rc = 0;
 out:

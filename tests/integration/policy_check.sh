@@ -59,6 +59,18 @@ for file in "$corpus"/clean/*; do
     clean_count[$fw]=$((${clean_count[$fw]:-0} + 1))
     "$AKA_BIN" policy check --framework "$fw" --kernel "$file" --json >"$tmp/clean.$fw.${clean_count[$fw]}.json"
 done
+# The clean corpus is real code: the Python files parse and the C files compile.
+python3 - "$corpus"/clean/*.py <<'PY' || fail "a clean Python kernel does not parse (above)"
+import ast, sys
+for path in sys.argv[1:]:
+    ast.parse(open(path).read(), path)
+PY
+if command -v cc >/dev/null; then
+    for file in "$corpus"/clean/c_*.c; do
+        cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$AKA_SOURCE_DIR/runtime/harness/native" \
+            "$file" || fail "$file: a clean native C kernel does not compile"
+    done
+fi
 for fw in triton cuda c; do
     [ "${clean_count[$fw]:-0}" -ge 10 ] || fail "only ${clean_count[$fw]:-0} clean $fw kernels"
 done
