@@ -41,6 +41,9 @@ struct pyscan {
     int *owner;               /* innermost scope of each token, -1 module */
     bool *skip;               /* tokens of import statements */
     bool gluon_import;
+    /* module rows already reported, [0] at an import, [1] at a use: the first of each is
+     * the line a reviewer needs, the rest repeat it */
+    VEC(const struct pol_rule *) reported[2];
     VEC(int) edges; /* pairs (from, to) */
 };
 
@@ -155,7 +158,13 @@ static bool check_module(struct pyscan *S, const char *path, int line, int col, 
     if (strncmp(path, "triton.experimental.gluon", 25) == 0)
         S->gluon_import = true;
     if (r) {
-        pol_violation_row(S->c, r, line, col, path);
+        size_t k = 0;
+        while (k < S->reported[use].n && S->reported[use].v[k] != r)
+            k++;
+        if (k == S->reported[use].n) {
+            VEC_PUSH(S->reported[use], r);
+            pol_violation_row(S->c, r, line, col, path);
+        }
         return true;
     }
     if (use && (strcmp(path, "torch") == 0 || strncmp(path, "torch.", 6) == 0) &&
@@ -708,6 +717,8 @@ void pol_scan_python(struct pol_ctx *c, const struct py_toks *t)
     VEC_FREE(S.binds);
     VEC_FREE(S.funcs);
     VEC_FREE(S.edges);
+    VEC_FREE(S.reported[0]);
+    VEC_FREE(S.reported[1]);
     strvec_clear(&S.containers);
     free(S.owner);
     free(S.skip);

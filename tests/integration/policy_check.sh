@@ -6,9 +6,10 @@
 # RULE"); it must exit 1 with a line naming that rule, its file and a line
 # number. Every clean kernel must exit 0 with no violation, and its --json
 # report must say clean. The framework comes from the file name: triton_*.py,
-# cuda_*.cu, c_*.c. Bad input (unknown framework, missing file, a file of the
-# wrong kind, a file that does not tokenize, missing flags) exits 2 with one
-# line on stderr naming the file or flag and nothing on stdout.
+# gluon_*.py, cutedsl_*.py, tilelang_*.py, flydsl_*.py, cuda_*.cu, c_*.c.
+# Bad input (unknown framework, missing file, a file of the wrong kind, a file
+# that does not tokenize, missing flags) exits 2 with one line on stderr naming
+# the file or flag and nothing on stdout.
 set -euo pipefail
 
 : "${AKA_BIN:?AKA_BIN must name the aka binary (ctest sets it)}"
@@ -26,6 +27,10 @@ fail() {
 framework_of() { # FILE
     case $(basename "$1") in
     triton_* | kernel.py) echo triton ;;
+    gluon_*) echo gluon ;;
+    cutedsl_*) echo cutedsl ;;
+    tilelang_*) echo tilelang ;;
+    flydsl_*) echo flydsl ;;
     cuda_* | kernel.cu) echo cuda ;;
     c_* | kernel.c) echo c ;;
     *) fail "$1: no framework for this name" ;;
