@@ -151,6 +151,8 @@ static const struct pol_rule rules[] = {
     {"timer", C, PK_STRING, "rdtsc", "the time-stamp counter"},
     {"timer", C, PK_C_CALL, "clock", "a clock read by the kernel"},
     {"timer", C, PK_C_CALL, "time", "a clock read by the kernel"},
+    {"timer", C, PK_C_INCLUDE, "chrono", "a clock read by the kernel"},
+    {"timer", C, PK_C_IDENT, "chrono", "a clock read by the kernel (std::chrono)"},
     {"timer", C, PK_C_IDENT, "cudaEvent*", "CUDA events (the harness's timer)"},
     {"timer", C, PK_C_IDENT, "cudaProfiler*", "the profiler"},
     {"timer", C, PK_C_IDENT, "cuEvent*", "CUDA events (the harness's timer)"},
@@ -195,6 +197,10 @@ static const struct pol_rule rules[] = {
     {"harness-patching", C, PK_C_IDENT, "hp_*", "the harness's symbols"},
     {"harness-patching", C, PK_C_IDENT, "constructor", "code run at load time, before the harness"},
     {"harness-patching", C, PK_C_IDENT, "destructor", "code run at unload time, after the harness"},
+    {"harness-patching", C, PK_C_IDENT, "ifunc", "a resolver run at load time, before the harness"},
+    {"harness-patching", C, PK_C_INCLUDE, "thread", "a background thread in the evaluator's process"},
+    {"harness-patching", C, PK_C_IDENT, "thread", "a background thread in the evaluator's process"},
+    {"harness-patching", C, PK_C_IDENT, "jthread", "a background thread in the evaluator's process"},
     {"harness-patching", C, PK_STRING, ".init_array", "code run at load time, before the harness"},
     {"harness-patching", C, PK_STRING, ".fini_array", "code run at unload time"},
     {"harness-patching", C, PK_STRING, ".preinit_array",
@@ -278,6 +284,8 @@ static const struct pol_rule rules[] = {
     {"process", C, PK_C_IDENT, "syscall", "a raw system call"},
     {"process", C, PK_C_INCLUDE, "sys/syscall.h", "raw system calls"},
     {"process", C, PK_STRING, "syscall", "a raw system call"},
+    {"process", C, PK_STRING, "sysenter", "a raw system call"},
+    {"process", C, PK_STRING, "int $0x80", "a raw system call"},
     {"network", PY, PK_PY_MODULE, "socket", "network access"},
     {"network", PY, PK_PY_MODULE, "ssl", "network access"},
     {"network", PY, PK_PY_MODULE, "urllib", "network access"},
@@ -325,6 +333,12 @@ static const struct pol_rule rules[] = {
     {"file-access", C, PK_C_IDENT, "fdopen", "file access"},
     {"file-access", C, PK_C_IDENT, "opendir", "file access"},
     {"file-access", C, PK_C_IDENT, "readlink", "file access"},
+    {"file-access", C, PK_C_INCLUDE, "fstream", "file access"},
+    {"file-access", C, PK_C_INCLUDE, "filesystem", "file access"},
+    {"file-access", C, PK_C_IDENT, "ifstream", "file access"},
+    {"file-access", C, PK_C_IDENT, "ofstream", "file access"},
+    {"file-access", C, PK_C_IDENT, "fstream", "file access"},
+    {"file-access", C, PK_C_IDENT, "filesystem", "file access"},
     {"file-access", C, PK_C_IDENT, "getenv", "the evaluator's environment read"},
     {"file-access", C, PK_C_IDENT, "secure_getenv", "the evaluator's environment read"},
     {"file-access", C, PK_C_IDENT, "environ", "the evaluator's environment read"},
@@ -445,6 +459,10 @@ static const struct pol_rule rules[] = {
      "PyTorch compute on the forward path (only allocation and metadata calls are allowed)"},
     {"torch-compute", PY, PK_CODE, "@", "the matrix-multiply operator outside a kernel"},
     {"torch-compute", PY, PK_PY_MODULE, "numpy", "NumPy compute in a GPU kernel"},
+    {"torch-compute", PY, PK_PY_MODULE, "operator", "operator functions apply tensor compute outside a kernel"},
+    {"torch-compute", PY, PK_PY_METHOD, "__matmul__", "tensor compute outside a kernel"},
+    {"torch-compute", PY, PK_PY_METHOD, "__rmatmul__", "tensor compute outside a kernel"},
+    {"torch-compute", PY, PK_PY_METHOD, "__imatmul__", "tensor compute outside a kernel"},
     {"torch-compute", PY, PK_PY_MODULE, "scipy", "SciPy compute in a GPU kernel"},
     {"torch-compute", PY, PK_PY_MODULE, "einops", "tensor compute outside a kernel"},
     {"torch-compute", PY, PK_PY_METHOD, "matmul", "tensor compute outside a kernel"},
@@ -493,7 +511,7 @@ static const struct pol_rule rules[] = {
      "a copy to the host (outputs computed elsewhere)"},
 };
 
-/* torch.* chains that allocate or describe, never compute (prefix match on '.'). */
+/* torch.* chains that allocate or describe, never compute (exact names). */
 static const char *const torch_allowed[] = {"torch",
                                             "torch.Tensor",
                                             "torch.Size",
@@ -582,17 +600,9 @@ const struct pol_rule *pol_match(enum pol_kind kind, enum aka_policy_fw fw, cons
 
 bool pol_torch_allowed(const char *chain)
 {
-    for (const char *const *a = torch_allowed; *a; a++) {
-        size_t n = strlen(*a);
-        /* "torch" alone allows only the bare module, not torch.anything */
-        if (strcmp(*a, "torch") == 0 || strcmp(*a, "torch.cuda") == 0 ||
-            strcmp(*a, "torch.nn") == 0) {
-            if (strcmp(chain, *a) == 0)
-                return true;
-            continue;
-        }
-        if (strncmp(chain, *a, n) == 0 && (chain[n] == '\0' || chain[n] == '.'))
+    /* exact names only: torch.Tensor is allowed as a type, torch.Tensor.matmul is compute */
+    for (const char *const *a = torch_allowed; *a; a++)
+        if (strcmp(chain, *a) == 0)
             return true;
-    }
     return false;
 }

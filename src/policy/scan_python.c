@@ -38,6 +38,7 @@ struct pyscan {
     VEC(struct binding) binds;
     VEC(struct func) funcs;
     struct strvec containers; /* module-level empty containers */
+    struct strvec modules;    /* names bound by `import m` / `import m as n` */
     int *owner;               /* innermost scope of each token, -1 module */
     bool *skip;               /* tokens of import statements */
     bool gluon_import;
@@ -203,10 +204,12 @@ static size_t parse_import(struct pyscan *S, size_t i)
         check_import(S, mod.buf, at);
         if (is_name(S, i, "as") && is_name(S, i + 1, NULL)) {
             bind(S, tok(S, i + 1)->text, mod.buf);
+            strvec_push(&S->modules, tok(S, i + 1)->text);
             i += 2;
         } else {
             mod.buf[strcspn(mod.buf, ".")] = '\0';
             bind(S, mod.buf, mod.buf);
+            strvec_push(&S->modules, mod.buf);
         }
     } while (is_op(S, i, ","));
     strbuf_release(&mod);
@@ -485,6 +488,20 @@ static void check_container(struct pyscan *S, size_t i, const struct py_tok *at)
                       "a module-level container filled on the forward path: %s", at->text);
 }
 
+/*
+ * An imported module used as a value (`f(torch)`, `[torch]`, `return torch`)
+ * rather than through an attribute: what the receiver does with it cannot be
+ * followed. `t = torch` alone is an alias (followed) and getattr(m, "name")
+ * is resolved by check_getattr.
+ */
+static bool module_as_value(const struct pyscan *S, size_t i, size_t j, const char *raw)
+{
+    if (strchr(raw, '.') || strvec_find(&S->modules, raw) < 0 || is_op(S, j, ".") ||
+        alias_rhs(S, i, j))
+        return false;
+    return !(is_op(S, i - 1, "(") && is_name(S, i - 2, "getattr"));
+}
+
 /* A bare name passed on as a value (`o = open`, `f(id, x)`), not assigned or called. */
 static bool value_use(const struct pyscan *S, size_t i, size_t j)
 {
@@ -516,6 +533,10 @@ static size_t check_chain(struct pyscan *S, size_t i)
     if (r && strchr(raw.buf, '.') && assign_op(S, j))
         pol_violation(S->c, "harness-patching", at->line, at->col,
                       "assignment to an attribute of an imported module: %s", r);
+    else if (r && module_as_value(S, i, j, raw.buf))
+        pol_violation(S->c, "dynamic-access", at->line, at->col,
+                      "an imported module passed on as a value (its uses cannot be followed): %s",
+                      raw.buf);
     else if (r)
         check_module(S, r, at->line, at->col, !alias_rhs(S, i, j));
     else {
@@ -720,6 +741,7 @@ void pol_scan_python(struct pol_ctx *c, const struct py_toks *t)
     VEC_FREE(S.reported[0]);
     VEC_FREE(S.reported[1]);
     strvec_clear(&S.containers);
+    strvec_clear(&S.modules);
     free(S.owner);
     free(S.skip);
 }
