@@ -31,6 +31,7 @@ static const struct aka_app apps[] = {
     {"tune-agent", "The built-in agent: tune the kernel's aka:tune knobs", cmd_tune_agent},
     {"ask-codex", "Ask Codex for an independent review of a frozen plan", cmd_ask_codex},
     {"ask-qoder", "Ask Qoder for an independent review of a frozen plan", cmd_ask_qoder},
+    {"policy", "Check a kernel source against the production source policy", cmd_policy},
     {"plan-reviewers", "(internal) Probe a campaign's plan reviewers once; print the cache",
      cmd_plan_reviewers},
     {NULL, NULL, NULL},

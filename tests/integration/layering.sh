@@ -41,7 +41,9 @@ fi
 # in code only by evaluator/, and only evaluator/ and `aka sandbox run` (cmd/sandbox.c,
 # a person's own job) hand jobs to a transport; everyone else asks the evaluator.
 code_only() { grep -nE "$1" --include='*.c' --include='*.h' -r . | grep -vE '^\S+:[0-9]+:\s*(\*|//|/\*)'; }
-if code_only '"[^"]*(runtime/harness|run_native\.sh|aka_harness)' | grep -v '^\./evaluator/'; then
+# (policy/rules.c names the harness's symbols as a pattern candidates may not use.)
+if code_only '"[^"]*(runtime/harness|run_native\.sh|aka_harness)' | grep -v '^\./evaluator/' |
+    grep -v '^\./policy/rules\.c:'; then
   echo "layering: the evaluation harness is named outside evaluator/ (above)"; bad=1
 fi
 if code_only '\baka_sandbox_(run|job_add_file|job_add_tree)\s*\(' |

@@ -1,0 +1,25 @@
+/* policy-expect: input-cache
+ * An output cache keyed on the input pointer: a repeated call returns at once.
+ */
+#include "aka_native_abi.h"
+
+static const void *last_in;
+#include <cuda_runtime.h>
+
+__global__ void copy_k(const float *x, float *y, int64_t n)
+{
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = x[i];
+}
+
+
+extern "C" int aka_kernel(const aka_tensor *inputs, int n_in, aka_tensor *outputs, int n_out,
+                          const aka_params *params)
+{
+    int64_t n = aka_numel(&inputs[0]);
+    copy_k<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)params->stream>>>(
+        (const float *)inputs[0].data, (float *)outputs[0].data, n);
+    if (inputs[0].data == last_in) return AKA_OK; last_in = inputs[0].data;
+    return cudaGetLastError() == cudaSuccess ? AKA_OK : AKA_ERR_LAUNCH;
+}

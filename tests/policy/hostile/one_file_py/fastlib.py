@@ -1,0 +1,5 @@
+"""A second source file the kernel pulls in (one-kernel-file)."""
+
+
+def finish(x):
+    return x

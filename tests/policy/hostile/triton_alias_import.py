@@ -1,0 +1,20 @@
+# policy-expect: torch-compute
+# PyTorch behind an import alias: t is torch, so t.cdist is torch.cdist.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+import torch as t
+
+
+def run(a, b):
+    out = t.empty_like(a)
+    _copy[(1,)](a, out, a.numel(), BLOCK=1024)
+    return t.cdist(out, b)

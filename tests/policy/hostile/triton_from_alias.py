@@ -1,0 +1,20 @@
+# policy-expect: torch-compute
+# PyTorch behind a from-import alias: mm is torch.cdist (no tensor-method rule names it).
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+from torch import cdist as mm
+
+
+def run(a, b):
+    out = torch.empty_like(a)
+    _copy[(1,)](a, out, a.numel(), BLOCK=1024)
+    return mm(out, b)

@@ -1,0 +1,21 @@
+# policy-expect: torch-compute
+# PyTorch behind a module alias chain: G is F is torch.nn.functional.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+F = torch.nn.functional
+G = F
+
+
+def run(x):
+    out = torch.empty_like(x)
+    _copy[(1,)](x, out, x.numel(), BLOCK=1024)
+    return G.scaled_dot_product_attention(out, out, out)

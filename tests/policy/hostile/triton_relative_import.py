@@ -1,0 +1,20 @@
+# policy-expect: relative-import
+# A relative import pulls a second module into the kernel.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+from .fastpath import fused
+
+
+def run(x):
+    out = torch.empty_like(x)
+    _copy[(1,)](x, out, x.numel(), BLOCK=1024)
+    return fused(out)

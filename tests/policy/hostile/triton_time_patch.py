@@ -1,0 +1,22 @@
+# policy-expect: timer
+# Timer patching: the clock the harness reads is replaced.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+import time as _t
+
+_t.perf_counter = lambda: 0.0
+
+
+def run(x):
+    out = torch.empty_like(x)
+    _copy[(1,)](x, out, x.numel(), BLOCK=1024)
+    return out
