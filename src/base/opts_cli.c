@@ -1,0 +1,216 @@
+/*
+ * opts_cli.c — the walk over a command line (aka_opts_parse: the one loop over argv
+ * in aka), subcommands, and the --help text generated from the tables.
+ */
+#include "base/opts.h"
+
+#include "base/strbuf.h"
+#include "base/vec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The row argv names ("--flag", "--flag=V" or an alias), with its group. */
+static const struct aka_opt *lookup(const struct aka_opt_cmd *c, const char *arg,
+                                    const struct aka_opt_group **group)
+{
+    const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    for (const struct aka_opt_group *g = c->groups; g->table; g++) {
+        for (const struct aka_opt *f = g->table; f->name; f++) {
+            if ((strlen(f->name) == len && strncmp(f->name, arg, len) == 0) ||
+                (f->alias && strcmp(f->alias, arg) == 0)) {
+                *group = g;
+                return f;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* argv[*i] is a flag: store its value (the next argument unless "=VALUE"). */
+static int parse_flag(const struct aka_opt_cmd *c, int argc, char **argv, int *i,
+                      struct aka_err *err)
+{
+    const char *arg = argv[*i];
+    const struct aka_opt_group *g = NULL;
+    const struct aka_opt *f = lookup(c, arg, &g);
+    const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+    const char *v = eq ? eq + 1 : NULL;
+    if (!f)
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: %.*s: unknown flag (see aka %s --help)",
+                           c->name, (int)strcspn(arg, "="), arg, c->name);
+    if (f->kind == AKA_OPT_BOOL && v)
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: %s: takes no value; got '%s'", c->name,
+                           f->name, v);
+    /* "--" ends the flags (`aka sandbox run ... -- CMD`); it is never a value. */
+    if (f->kind != AKA_OPT_BOOL && !v) {
+        if (*i + 1 >= argc || strcmp(argv[*i + 1], "--") == 0)
+            return aka_err_set(err, AKA_EXIT_USAGE, "%s: %s: expected a value (%s)", c->name,
+                               f->name, f->metavar ? f->metavar : "VALUE");
+        v = argv[++*i];
+    }
+    if (g->given)
+        g->given[f - g->table] = true;
+    if (aka_opt_set(f, g->base, v ? v : "", NULL, err) < 0)
+        return aka_err_prefix(err, "%s", c->name);
+    return 0;
+}
+
+static int positional(const struct aka_opt_cmd *c, const char *arg, struct aka_err *err)
+{
+    if (!c->args || (c->max_args && c->args->n >= c->max_args))
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: '%s': unexpected argument (see aka %s --help)",
+                           c->name, arg, c->name);
+    strvec_push(c->args, arg);
+    return 0;
+}
+
+static bool is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+static int apply_env(const struct aka_opt_cmd *c, struct aka_err *err)
+{
+    for (const struct aka_opt_group *g = c->groups; g->table; g++)
+        if (!g->env_later && aka_opt_apply_env(g->table, g->base, g->given, err) < 0)
+            return aka_err_prefix(err, "%s", c->name);
+    return 0;
+}
+
+int aka_opts_parse(const struct aka_opt_cmd *c, int argc, char **argv, int first,
+                   struct aka_err *err)
+{
+    bool flags = true;
+    for (const struct aka_opt_group *g = c->groups; g->table; g++)
+        aka_opt_defaults(g->table, g->base);
+    for (int i = first; i < argc; i++) {
+        const char *arg = argv[i];
+        int rc;
+        if (flags && c->help && is_help(arg)) {
+            *c->help = true;
+            return 0; /* --help wins over everything else on the line */
+        }
+        if (flags && strcmp(arg, "--") == 0 && c->args) {
+            flags = false;
+            continue;
+        }
+        if (flags && arg[0] == '-' && arg[1]) {
+            rc = parse_flag(c, argc, argv, &i, err);
+        } else {
+            rc = positional(c, arg, err);
+            flags = flags && !c->args_end_flags;
+        }
+        if (rc < 0)
+            return -1;
+    }
+    return apply_env(c, err);
+}
+
+int aka_opts_subcommand(const char *cmd, const char *const *names, int argc, char **argv,
+                        struct aka_err *err)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (int k = 0; argc >= 2 && names[k]; k++)
+        if (strcmp(argv[1], names[k]) == 0)
+            return k;
+    for (int k = 0; names[k]; k++)
+        strbuf_addf(&sb, "%s%s", k ? ", " : "", names[k]);
+    aka_err_set(err, AKA_EXIT_USAGE, "%s: %s%s%sexpected one of %s (see aka %s --help)", cmd,
+                argc >= 2 ? "'" : "", argc >= 2 ? argv[1] : "", argc >= 2 ? "': " : "", sb.buf,
+                cmd);
+    strbuf_release(&sb);
+    return -1;
+}
+
+void aka_opts_argv_without(int argc, char **argv, int first, const char *const *drop,
+                           struct strvec *out)
+{
+    for (int i = first; i < argc; i++) {
+        bool dropped = false;
+        for (size_t k = 0; drop[k] && !dropped; k++) {
+            size_t n = strlen(drop[k]);
+            if (strncmp(argv[i], drop[k], n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) {
+                dropped = true;
+                i += argv[i][n] == '\0'; /* and its value */
+            }
+        }
+        if (!dropped)
+            strvec_push(out, argv[i]);
+    }
+}
+
+/* A default a user would recognise: not empty, and not a sentinel outside the range
+ * (such a row's help says what "not given" means). */
+static bool shown_default(const struct aka_opt *f)
+{
+    if (!f->def || !*f->def || f->kind == AKA_OPT_LIST || f->kind == AKA_OPT_BOOL)
+        return false;
+    if (f->kind == AKA_OPT_STR || f->kind == AKA_OPT_CHOICE)
+        return true;
+    double d = strtod(f->def, NULL);
+    return d >= f->lo && d <= f->hi;
+}
+
+/* The row's description: help, default, choices, environment variable. */
+static void describe(const struct aka_opt *f, struct strbuf *sb)
+{
+    strbuf_addstr(sb, f->help);
+    if (shown_default(f))
+        strbuf_addf(sb, " (default %s)", f->def);
+    for (int i = 0; f->kind == AKA_OPT_CHOICE && f->choices[i]; i++)
+        strbuf_addf(sb, "%s%s", i ? ", " : "; choices: ", f->choices[i]);
+    if (f->kind == AKA_OPT_LIST)
+        strbuf_addstr(sb, " (repeatable)");
+    if (f->env)
+        strbuf_addf(sb, "; environment: %s", f->env);
+}
+
+#define HELP_COL   32 /* where descriptions start */
+#define HELP_WIDTH 100
+
+/* "  HEAD  DESCRIPTION", the description wrapped at word boundaries. */
+static void help_line(FILE *out, const char *head, const char *text)
+{
+    int col = fprintf(out, "  %s", head);
+    if (col >= HELP_COL - 1)
+        col = fprintf(out, "\n%*s", HELP_COL - 1, "") - 1;
+    else
+        col += fprintf(out, "%*s", HELP_COL - 1 - col, "");
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, " ");
+        if (col + 1 + (int)n > HELP_WIDTH && col > HELP_COL)
+            col = fprintf(out, "\n%*s", HELP_COL - 1, "") - 1;
+        col += fprintf(out, " %.*s", (int)n, p);
+        p += n;
+        p += strspn(p, " ");
+    }
+    fputc('\n', out);
+}
+
+void aka_opt_print_help(const struct aka_opt *table, FILE *out)
+{
+    for (const struct aka_opt *f = table; f->name; f++) {
+        struct strbuf head = STRBUF_INIT, text = STRBUF_INIT;
+        if (f->alias)
+            strbuf_addf(&head, "%s, ", f->alias);
+        strbuf_addstr(&head, f->name);
+        if (f->kind != AKA_OPT_BOOL)
+            strbuf_addf(&head, " %s", f->metavar ? f->metavar : "VALUE");
+        describe(f, &text);
+        help_line(out, head.buf, text.buf);
+        strbuf_release(&head);
+        strbuf_release(&text);
+    }
+}
+
+void aka_opts_print_help(const struct aka_opt_cmd *c, FILE *out)
+{
+    for (const struct aka_opt_group *g = c->groups; g->table; g++) {
+        if (g->title)
+            fprintf(out, "%s%s:\n", g == c->groups ? "" : "\n", g->title);
+        aka_opt_print_help(g->table, out);
+    }
+    help_line(out, "-h, --help", "show this help");
+}
