@@ -70,13 +70,17 @@ struct aka_opt_cmd {
     struct strvec *args;
     size_t max_args;     /* at most this many positional arguments (0: any number) */
     bool args_end_flags; /* the first positional argument ends the flags (a command to run) */
-    bool *help;          /* set by --help or -h, which end parsing */
+    bool *help;          /* set by --help or -h, which end parsing (NULL: not kept) */
+    /* --help: the usage lines and description before the generated flag lines, and
+     * what follows them (exit status, notes); NULL: none. */
+    const char *usage, *notes;
 };
 
 /*
  * Apply every group's defaults, parse argv[first..argc) ("--flag VALUE",
  * "--flag=VALUE", "-v" aliases, BOOL flags, repeatable LIST flags, positional
- * arguments, "--"), then the environment for flags not given. Errors are code 2,
+ * arguments, "--"), then the environment for flags not given: 0. --help or -h: the
+ * help on stdout (when the command has usage text) and 1. Errors are -1 with code 2,
  * one line naming the command, the flag and what was expected.
  */
 int aka_opts_parse(const struct aka_opt_cmd *c, int argc, char **argv, int first,
@@ -116,7 +120,7 @@ bool aka_opt_given(const struct aka_opt *table, const bool *given, const char *f
 /* One help line per row, with its default, choices and environment variable. */
 void aka_opt_print_help(const struct aka_opt *table, FILE *out);
 
-/* Every group of the command under its title, then -h, --help. */
+/* The command's usage text, every group under its title, -h/--help, its notes. */
 void aka_opts_print_help(const struct aka_opt_cmd *c, FILE *out);
 
 #endif

@@ -71,6 +71,15 @@ static bool is_help(const char *arg)
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
 
+static int help(const struct aka_opt_cmd *c)
+{
+    if (c->help)
+        *c->help = true;
+    if (c->usage)
+        aka_opts_print_help(c, stdout);
+    return 1;
+}
+
 static int apply_env(const struct aka_opt_cmd *c, struct aka_err *err)
 {
     for (const struct aka_opt_group *g = c->groups; g->table; g++)
@@ -88,10 +97,8 @@ int aka_opts_parse(const struct aka_opt_cmd *c, int argc, char **argv, int first
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         int rc;
-        if (flags && c->help && is_help(arg)) {
-            *c->help = true;
-            return 0; /* --help wins over everything else on the line */
-        }
+        if (flags && is_help(arg)) /* --help wins over everything else on the line */
+            return help(c);
         if (flags && strcmp(arg, "--") == 0 && c->args) {
             flags = false;
             continue;
@@ -207,10 +214,14 @@ void aka_opt_print_help(const struct aka_opt *table, FILE *out)
 
 void aka_opts_print_help(const struct aka_opt_cmd *c, FILE *out)
 {
+    if (c->usage)
+        fputs(c->usage, out);
     for (const struct aka_opt_group *g = c->groups; g->table; g++) {
         if (g->title)
             fprintf(out, "%s%s:\n", g == c->groups ? "" : "\n", g->title);
         aka_opt_print_help(g->table, out);
     }
     help_line(out, "-h, --help", "show this help");
+    if (c->notes)
+        fputs(c->notes, out);
 }

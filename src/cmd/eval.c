@@ -147,7 +147,11 @@ static void command(struct eval_opts *o, struct aka_opt_group *groups, struct ak
     groups[1] = aka_transport_opts_group(
         &o->transport, "evaluation transport (the same flags as aka sandbox run and aka optimize)");
     groups[2] = (struct aka_opt_group){0};
-    *c = (struct aka_opt_cmd){.name = "eval", .groups = groups, .help = &o->help};
+    *c = (struct aka_opt_cmd){.name = "eval",
+                              .groups = groups,
+                              .help = &o->help,
+                              .usage = usage_text,
+                              .notes = notes_text};
 }
 
 static int parse_args(int argc, char **argv, struct eval_opts *o, struct aka_err *err)
@@ -156,16 +160,6 @@ static int parse_args(int argc, char **argv, struct eval_opts *o, struct aka_err
     struct aka_opt_cmd c;
     command(o, groups, &c);
     return aka_opts_parse(&c, argc, argv, 1, err);
-}
-
-static void print_help(struct eval_opts *o)
-{
-    struct aka_opt_group groups[3];
-    struct aka_opt_cmd c;
-    command(o, groups, &c);
-    fputs(usage_text, stdout);
-    aka_opts_print_help(&c, stdout);
-    fputs(notes_text, stdout);
 }
 
 /* Episode mode: the campaign names operator, kernel, framework and platform. */
@@ -368,8 +362,7 @@ int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx)
     if (parse_args(argc, argv, &o, &err) < 0) {
         rc = aka_err_report(&err);
     } else if (o.help) {
-        print_help(&o);
-        rc = 0;
+        rc = 0; /* the help is printed */
     } else if (aka_eval_episode_detect(&ep, ctx->repo_root, &err) < 0 ||
                (ep.active && use_episode(&o, &ep, &err) < 0) || finish_request(&o, ctx, &err) < 0) {
         rc = aka_err_report(&err);

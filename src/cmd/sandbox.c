@@ -165,7 +165,9 @@ static void command(struct run_opts *o, struct aka_opt_group *groups, struct aka
                               .groups = groups,
                               .args = &o->job.argv,
                               .args_end_flags = true,
-                              .help = &o->help};
+                              .help = &o->help,
+                              .usage = usage_text,
+                              .notes = notes_text};
 }
 
 /* PATH[=DEST]: an argument naming an existing path is all PATH. */
@@ -245,9 +247,7 @@ static void print_help(FILE *out)
     struct aka_opt_cmd c;
     memset(&o, 0, sizeof(o));
     command(&o, groups, &c);
-    fputs(usage_text, out);
     aka_opts_print_help(&c, out);
-    fputs(notes_text, out);
 }
 
 static void print_notes(const struct run_opts *o, const struct aka_sandbox_result *res)
@@ -361,7 +361,7 @@ static int cmd_sandbox_run(int argc, char **argv)
     if (parse_run(&o, argc, argv, &err) < 0)
         rc = aka_err_report(&err);
     else if (o.help)
-        rc = (print_help(stdout), 0);
+        rc = 0; /* the help is printed */
     else
         rc = o.dry_run ? dry_run(&o, &err) : run_job(&o);
     release(&o);
