@@ -124,9 +124,13 @@ int aka_opts_subcommand(const char *cmd, const char *const *names, int argc, cha
             return k;
     for (int k = 0; names[k]; k++)
         strbuf_addf(&sb, "%s%s", k ? ", " : "", names[k]);
-    aka_err_set(err, AKA_EXIT_USAGE, "%s: %s%s%sexpected one of %s (see aka %s --help)", cmd,
-                argc >= 2 ? "'" : "", argc >= 2 ? argv[1] : "", argc >= 2 ? "': " : "", sb.buf,
-                cmd);
+    if (argc >= 2)
+        aka_err_set(err, AKA_EXIT_USAGE,
+                    "%s: '%s': unknown subcommand; expected one of %s (see aka %s --help)", cmd,
+                    argv[1], sb.buf, cmd);
+    else
+        aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a subcommand, one of %s (see aka %s --help)",
+                    cmd, sb.buf, cmd);
     strbuf_release(&sb);
     return -1;
 }
