@@ -64,13 +64,17 @@ struct aka_opt_group {
 
 /* A command line: its flag groups and what may follow them. */
 struct aka_opt_cmd {
-    const char *name; /* "eval", "wiki query": every error names it */
+    const char *name; /* "eval", "wiki query": every error names it ("": aka itself) */
     const struct aka_opt_group *groups;
     /* Positional arguments, and every argument after "--" (NULL: none allowed). */
     struct strvec *args;
     size_t max_args;     /* at most this many positional arguments (0: any number) */
     bool args_end_flags; /* the first positional argument ends the flags (a command to run) */
-    bool *help;          /* set by --help or -h, which end parsing (NULL: not kept) */
+    /* The first argument that is not a flag of these tables ends the flags, and goes
+     * with the rest to args (core's own flags, in front of an application's). */
+    bool stop_at_unknown;
+    bool *help; /* set by --help or -h, which end parsing (help and usage NULL: they are
+                   not this command's, as any other argument) */
     /* --help: the usage lines and description before the generated flag lines, and
      * what follows them (exit status, notes); NULL: none. */
     const char *usage, *notes;

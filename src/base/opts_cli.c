@@ -28,6 +28,14 @@ static const struct aka_opt *lookup(const struct aka_opt_cmd *c, const char *arg
     return NULL;
 }
 
+/* rc < 0: the error names the command first. */
+static int failed(const struct aka_opt_cmd *c, int rc, struct aka_err *err)
+{
+    if (rc < 0 && *c->name)
+        aka_err_prefix(err, "%s", c->name);
+    return rc < 0 ? -1 : 0;
+}
+
 /* argv[*i] is a flag: store its value (the next argument unless "=VALUE"). */
 static int parse_flag(const struct aka_opt_cmd *c, int argc, char **argv, int *i,
                       struct aka_err *err)
@@ -38,30 +46,35 @@ static int parse_flag(const struct aka_opt_cmd *c, int argc, char **argv, int *i
     const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
     const char *v = eq ? eq + 1 : NULL;
     if (!f)
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: %.*s: unknown flag (see aka %s --help)",
-                           c->name, (int)strcspn(arg, "="), arg, c->name);
+        return failed(c,
+                      aka_err_set(err, AKA_EXIT_USAGE, "%.*s: unknown flag (see aka%s%s --help)",
+                                  (int)strcspn(arg, "="), arg, *c->name ? " " : "", c->name),
+                      err);
     if (f->kind == AKA_OPT_BOOL && v)
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: %s: takes no value; got '%s'", c->name,
-                           f->name, v);
+        return failed(
+            c, aka_err_set(err, AKA_EXIT_USAGE, "%s: takes no value; got '%s'", f->name, v), err);
     /* "--" ends the flags (`aka sandbox run ... -- CMD`); it is never a value. */
     if (f->kind != AKA_OPT_BOOL && !v) {
         if (*i + 1 >= argc || strcmp(argv[*i + 1], "--") == 0)
-            return aka_err_set(err, AKA_EXIT_USAGE, "%s: %s: expected a value (%s)", c->name,
-                               f->name, f->metavar ? f->metavar : "VALUE");
+            return failed(c,
+                          aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a value (%s)", f->name,
+                                      f->metavar ? f->metavar : "VALUE"),
+                          err);
         v = argv[++*i];
     }
     if (g->given)
         g->given[f - g->table] = true;
-    if (aka_opt_set(f, g->base, v ? v : "", NULL, err) < 0)
-        return aka_err_prefix(err, "%s", c->name);
-    return 0;
+    return failed(c, aka_opt_set(f, g->base, v ? v : "", NULL, err), err);
 }
 
 static int positional(const struct aka_opt_cmd *c, const char *arg, struct aka_err *err)
 {
     if (!c->args || (c->max_args && c->args->n >= c->max_args))
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: '%s': unexpected argument (see aka %s --help)",
-                           c->name, arg, c->name);
+        return failed(c,
+                      aka_err_set(err, AKA_EXIT_USAGE,
+                                  "'%s': unexpected argument (see aka%s%s --help)", arg,
+                                  *c->name ? " " : "", c->name),
+                      err);
     strvec_push(c->args, arg);
     return 0;
 }
@@ -84,7 +97,7 @@ static int apply_env(const struct aka_opt_cmd *c, struct aka_err *err)
 {
     for (const struct aka_opt_group *g = c->groups; g->table; g++)
         if (!g->env_later && aka_opt_apply_env(g->table, g->base, g->given, err) < 0)
-            return aka_err_prefix(err, "%s", c->name);
+            return failed(c, -1, err);
     return 0;
 }
 
@@ -97,12 +110,15 @@ int aka_opts_parse(const struct aka_opt_cmd *c, int argc, char **argv, int first
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         int rc;
-        if (flags && is_help(arg)) /* --help wins over everything else on the line */
-            return help(c);
+        const struct aka_opt_group *g;
+        if (flags && (c->help || c->usage) && is_help(arg))
+            return help(c); /* --help wins over everything else on the line */
         if (flags && strcmp(arg, "--") == 0 && c->args) {
             flags = false;
             continue;
         }
+        if (flags && c->stop_at_unknown && !lookup(c, arg, &g))
+            flags = false;
         if (flags && arg[0] == '-' && arg[1]) {
             rc = parse_flag(c, argc, argv, &i, err);
         } else {
