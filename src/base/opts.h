@@ -55,14 +55,15 @@ struct aka_opt {
 struct aka_opt_group {
     const struct aka_opt *table; /* NULL ends a command's list of groups */
     void *base;
-    bool *given;       /* indexed like table: which flags were typed (NULL: not kept) */
+    bool *given;       /* indexed like table: which flags were typed (NULL: not kept
+                          beyond parsing, where a typed flag still wins over its variable) */
     const char *title; /* heading of this group in --help (NULL: none) */
     /* The owner applies the environment itself, later (the transport flags, whose
      * environment an episode may forbid): the parser leaves it alone. */
     bool env_later;
 };
 
-/* A command line: its flag groups and what may follow them. */
+/* A command line: its flag groups (at most 8) and what may follow them. */
 struct aka_opt_cmd {
     const char *name; /* "eval", "wiki query": every error names it ("": aka itself) */
     const struct aka_opt_group *groups;

@@ -37,7 +37,7 @@ static int failed(const struct aka_opt_cmd *c, int rc, struct aka_err *err)
 }
 
 /* argv[*i] is a flag: store its value (the next argument unless "=VALUE"). */
-static int parse_flag(const struct aka_opt_cmd *c, int argc, char **argv, int *i,
+static int parse_flag(const struct aka_opt_cmd *c, bool **given, int argc, char **argv, int *i,
                       struct aka_err *err)
 {
     const char *arg = argv[*i];
@@ -62,8 +62,7 @@ static int parse_flag(const struct aka_opt_cmd *c, int argc, char **argv, int *i
                           err);
         v = argv[++*i];
     }
-    if (g->given)
-        g->given[f - g->table] = true;
+    given[g - c->groups][f - g->table] = true;
     return failed(c, aka_opt_set(f, g->base, v ? v : "", NULL, err), err);
 }
 
@@ -93,26 +92,51 @@ static int help(const struct aka_opt_cmd *c)
     return 1;
 }
 
-static int apply_env(const struct aka_opt_cmd *c, struct aka_err *err)
+static int apply_env(const struct aka_opt_cmd *c, bool **given, struct aka_err *err)
 {
     for (const struct aka_opt_group *g = c->groups; g->table; g++)
-        if (!g->env_later && aka_opt_apply_env(g->table, g->base, g->given, err) < 0)
+        if (!g->env_later && aka_opt_apply_env(g->table, g->base, given[g - c->groups], err) < 0)
             return failed(c, -1, err);
     return 0;
+}
+
+#define MAX_GROUPS 8
+
+/* Which flags were typed, per group: the group's own array, or one of ours (freed by
+ * release_given), so that a typed flag wins over its variable either way. */
+static void init_given(const struct aka_opt_cmd *c, bool **given, bool **owned)
+{
+    size_t k = 0;
+    for (const struct aka_opt_group *g = c->groups; g->table; g++, k++) {
+        size_t rows = 0;
+        if (k == MAX_GROUPS)
+            abort(); /* a command's own table is wrong: no user input gets here */
+        while (g->table[rows].name)
+            rows++;
+        owned[k] = g->given ? NULL : aka_xcalloc(rows + 1, sizeof(bool));
+        given[k] = g->given ? g->given : owned[k];
+        aka_opt_defaults(g->table, g->base);
+    }
+}
+
+static int release_given(bool **owned, int rc)
+{
+    for (size_t k = 0; k < MAX_GROUPS; k++)
+        free(owned[k]);
+    return rc;
 }
 
 int aka_opts_parse(const struct aka_opt_cmd *c, int argc, char **argv, int first,
                    struct aka_err *err)
 {
-    bool flags = true;
-    for (const struct aka_opt_group *g = c->groups; g->table; g++)
-        aka_opt_defaults(g->table, g->base);
+    bool flags = true, *given[MAX_GROUPS] = {NULL}, *owned[MAX_GROUPS] = {NULL};
+    init_given(c, given, owned);
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         int rc;
         const struct aka_opt_group *g;
         if (flags && (c->help || c->usage) && is_help(arg))
-            return help(c); /* --help wins over everything else on the line */
+            return release_given(owned, help(c)); /* --help wins over everything else */
         if (flags && strcmp(arg, "--") == 0 && c->args) {
             flags = false;
             continue;
@@ -120,15 +144,15 @@ int aka_opts_parse(const struct aka_opt_cmd *c, int argc, char **argv, int first
         if (flags && c->stop_at_unknown && !lookup(c, arg, &g))
             flags = false;
         if (flags && arg[0] == '-' && arg[1]) {
-            rc = parse_flag(c, argc, argv, &i, err);
+            rc = parse_flag(c, given, argc, argv, &i, err);
         } else {
             rc = positional(c, arg, err);
             flags = flags && !c->args_end_flags;
         }
         if (rc < 0)
-            return -1;
+            return release_given(owned, -1);
     }
-    return apply_env(c, err);
+    return release_given(owned, apply_env(c, given, err));
 }
 
 int aka_opts_subcommand(const char *cmd, const char *const *names, int argc, char **argv,
