@@ -79,8 +79,10 @@ static void print_help(FILE *out)
                  "applications:\n");
     for (const struct aka_app *a = apps; a->name; a++)
         fprintf(out, "  %-12s %s\n", a->name, a->summary);
-    fprintf(out, "\nflags:\n");
-    aka_opt_print_help(global_flags, out);
+    struct aka_opt_group groups[] = {{.table = global_flags, .title = "flags"}, {0}};
+    struct aka_opt_cmd c = {.name = "", .groups = groups};
+    fputc('\n', out);
+    aka_opts_print_help(&c, out);
     fprintf(out, "\nRun 'aka <application> --help' for its flags.\n");
 }
 
