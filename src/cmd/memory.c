@@ -27,6 +27,9 @@ static const char notes_text[] =
     "yet; 2 on a usage error, a missing record or a malformed file (one line\n"
     "naming the file and field). See docs/status.md.\n";
 
+/* A usage error (exit 2); the -1 is spelled out so that the analyzer sees it. */
+#define USAGE_ERROR(err, ...) (aka_err_set((err), AKA_EXIT_USAGE, __VA_ARGS__), -1)
+
 struct memory_args {
     const char *action, *version, *ws;
     struct strvec words; /* the action and its version */
@@ -53,17 +56,15 @@ static int check_action(struct memory_args *a, struct aka_err *err)
     a->action = a->words.n ? a->words.v[0] : NULL;
     a->version = a->words.n > 1 ? a->words.v[1] : NULL;
     if (!a->action)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "memory: expected latest, show vN or list (see aka memory --help)");
+        return USAGE_ERROR(err, "memory: expected latest, show vN or list (see aka memory --help)");
     if (strcmp(a->action, "latest") && strcmp(a->action, "show") && strcmp(a->action, "list"))
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "memory: %s: unknown action; expected latest, show vN or list",
+        return USAGE_ERROR(err, "memory: %s: unknown action; expected latest, show vN or list",
                            a->action);
     if (strcmp(a->action, "show") == 0 && !a->version)
-        return aka_err_set(err, AKA_EXIT_USAGE, "memory: show: expected a version such as v3");
+        return USAGE_ERROR(err, "memory: show: expected a version such as v3");
     if (strcmp(a->action, "show") != 0 && a->version)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "memory: '%s': unexpected argument (see aka memory --help)", a->version);
+        return USAGE_ERROR(err, "memory: '%s': unexpected argument (see aka memory --help)",
+                           a->version);
     return 0;
 }
 
