@@ -63,9 +63,17 @@ struct aka_opt_group {
     bool env_later;
 };
 
+/* What a command says of itself: fixed per command, so usually a static const. */
+struct aka_opt_doc {
+    const char *name; /* "eval", "wiki query": every error names it ("": aka itself) */
+    /* --help: the usage lines and description before the generated flag lines, and
+     * what follows them (exit status, notes); NULL: none. */
+    const char *usage, *notes;
+};
+
 /* A command line: its flag groups (at most 8) and what may follow them. */
 struct aka_opt_cmd {
-    const char *name; /* "eval", "wiki query": every error names it ("": aka itself) */
+    const struct aka_opt_doc *doc;
     const struct aka_opt_group *groups;
     /* Positional arguments, and every argument after "--" (NULL: none allowed). */
     struct strvec *args;
@@ -76,9 +84,6 @@ struct aka_opt_cmd {
     bool stop_at_unknown;
     bool *help; /* set by --help or -h, which end parsing (help and usage NULL: they are
                    not this command's, as any other argument) */
-    /* --help: the usage lines and description before the generated flag lines, and
-     * what follows them (exit status, notes); NULL: none. */
-    const char *usage, *notes;
 };
 
 /*

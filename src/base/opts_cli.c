@@ -31,8 +31,8 @@ static const struct aka_opt *lookup(const struct aka_opt_cmd *c, const char *arg
 /* rc < 0: the error names the command first. */
 static int failed(const struct aka_opt_cmd *c, int rc, struct aka_err *err)
 {
-    if (rc < 0 && *c->name)
-        aka_err_prefix(err, "%s", c->name);
+    if (rc < 0 && *c->doc->name)
+        aka_err_prefix(err, "%s", c->doc->name);
     return rc < 0 ? -1 : 0;
 }
 
@@ -48,7 +48,8 @@ static int parse_flag(const struct aka_opt_cmd *c, bool **given, int argc, char 
     if (!f)
         return failed(c,
                       aka_err_set(err, AKA_EXIT_USAGE, "%.*s: unknown flag (see aka%s%s --help)",
-                                  (int)strcspn(arg, "="), arg, *c->name ? " " : "", c->name),
+                                  (int)strcspn(arg, "="), arg, *c->doc->name ? " " : "",
+                                  c->doc->name),
                       err);
     if (f->kind == AKA_OPT_BOOL && v)
         return failed(
@@ -72,7 +73,7 @@ static int positional(const struct aka_opt_cmd *c, const char *arg, struct aka_e
         return failed(c,
                       aka_err_set(err, AKA_EXIT_USAGE,
                                   "'%s': unexpected argument (see aka%s%s --help)", arg,
-                                  *c->name ? " " : "", c->name),
+                                  *c->doc->name ? " " : "", c->doc->name),
                       err);
     strvec_push(c->args, arg);
     return 0;
@@ -87,7 +88,7 @@ static int help(const struct aka_opt_cmd *c)
 {
     if (c->help)
         *c->help = true;
-    if (c->usage)
+    if (c->doc->usage)
         aka_opts_print_help(c, stdout);
     return 1;
 }
@@ -135,7 +136,7 @@ int aka_opts_parse(const struct aka_opt_cmd *c, int argc, char **argv, int first
         const char *arg = argv[i];
         int rc;
         const struct aka_opt_group *g;
-        if (flags && (c->help || c->usage) && is_help(arg))
+        if (flags && (c->help || c->doc->usage) && is_help(arg))
             return release_given(owned, help(c)); /* --help wins over everything else */
         if (flags && strcmp(arg, "--") == 0 && c->args) {
             flags = false;
@@ -258,14 +259,14 @@ void aka_opt_print_help(const struct aka_opt *table, FILE *out)
 
 void aka_opts_print_help(const struct aka_opt_cmd *c, FILE *out)
 {
-    if (c->usage)
-        fputs(c->usage, out);
+    if (c->doc->usage)
+        fputs(c->doc->usage, out);
     for (const struct aka_opt_group *g = c->groups; g->table; g++) {
         if (g->title)
             fprintf(out, "%s%s:\n", g == c->groups ? "" : "\n", g->title);
         aka_opt_print_help(g->table, out);
     }
     help_line(out, "-h, --help", "show this help");
-    if (c->notes)
-        fputs(c->notes, out);
+    if (c->doc->notes)
+        fputs(c->doc->notes, out);
 }

@@ -139,8 +139,8 @@ int cmd_agent_session(int argc, char **argv, const struct aka_app_ctx *ctx)
     struct opts o = {.env = STRVEC_INIT};
     struct aka_err err = AKA_ERR_INIT;
     struct aka_opt_group groups[] = {{.table = flags, .base = &o}, {0}};
-    struct aka_opt_cmd c = {
-        .name = "agent-session", .groups = groups, .usage = usage_text, .notes = notes_text};
+    static const struct aka_opt_doc doc = {"agent-session", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     int rc = aka_opts_parse(&c, argc, argv, 1, &err);
     if (rc == 0 && !o.req.backend)
         rc = aka_err_set(&err, AKA_EXIT_USAGE, "agent-session: --backend: required (see --help)");

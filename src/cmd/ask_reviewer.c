@@ -89,8 +89,8 @@ static int parse_ask(int argc, char **argv, struct ask_args *a, enum aka_reviewe
     strbuf_addf(&name, "ask-%s", aka_reviewer_names[r]);
     usage(&text, aka_reviewer_names[r], upper[r]);
     notes(&tail, aka_reviewer_names[r], upper[r]);
-    struct aka_opt_cmd c = {
-        .name = name.buf, .groups = groups, .usage = text.buf, .notes = tail.buf};
+    const struct aka_opt_doc doc = {name.buf, text.buf, tail.buf};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     int rc = aka_opts_parse(&c, argc, argv, 1, err);
     if (rc == 0 && !a->plan)
         rc = USAGE_ERROR(err, "%s: --plan: required (the plan file to review)", name.buf);
@@ -171,7 +171,8 @@ int cmd_plan_reviewers(int argc, char **argv, const struct aka_app_ctx *ctx)
     struct aka_plan_reviewers pr;
     struct probe_args a = {0};
     struct aka_opt_group groups[] = {{.table = probe_flags, .base = &a}, {0}};
-    struct aka_opt_cmd c = {.name = "plan-reviewers", .groups = groups, .usage = probe_usage};
+    static const struct aka_opt_doc doc = {"plan-reviewers", probe_usage, NULL};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     int rc = aka_opts_parse(&c, argc, argv, 1, &err);
     if (rc == 0 && (!a.ws || !a.cli))
         rc =

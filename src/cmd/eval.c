@@ -147,11 +147,8 @@ static void command(struct eval_opts *o, struct aka_opt_group *groups, struct ak
     groups[1] = aka_transport_opts_group(
         &o->transport, "evaluation transport (the same flags as aka sandbox run and aka optimize)");
     groups[2] = (struct aka_opt_group){0};
-    *c = (struct aka_opt_cmd){.name = "eval",
-                              .groups = groups,
-                              .help = &o->help,
-                              .usage = usage_text,
-                              .notes = notes_text};
+    static const struct aka_opt_doc doc = {"eval", usage_text, notes_text};
+    *c = (struct aka_opt_cmd){.doc = &doc, .groups = groups, .help = &o->help};
 }
 
 static int parse_args(int argc, char **argv, struct eval_opts *o, struct aka_err *err)

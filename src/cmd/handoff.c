@@ -63,8 +63,8 @@ static const struct aka_opt flags[] = {
 static int parse_args(int argc, char **argv, struct handoff_args *a, struct aka_err *err)
 {
     struct aka_opt_group groups[] = {{.table = flags, .base = a}, {0}};
-    struct aka_opt_cmd c = {
-        .name = "handoff", .groups = groups, .usage = usage_text, .notes = notes_text};
+    static const struct aka_opt_doc doc = {"handoff", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     int rc = aka_opts_parse(&c, argc, argv, 1, err);
     if (rc == 0 && !a->status)
         return USAGE_ERROR(err, "--status: required; expected candidate_ready, pivot or blocked");

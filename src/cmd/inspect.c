@@ -60,8 +60,8 @@ static const struct aka_opt flags[] = {
 static int parse_args(int argc, char **argv, struct inspect_args *a, struct aka_err *err)
 {
     struct aka_opt_group groups[] = {{.table = flags, .base = a}, {0}};
-    struct aka_opt_cmd c = {
-        .name = "inspect", .groups = groups, .usage = usage_text, .notes = notes_text};
+    static const struct aka_opt_doc doc = {"inspect", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     int rc = aka_opts_parse(&c, argc, argv, 1, err);
     if (rc == 0 && (!a->op_dir || !*a->op_dir) && !a->platform)
         return aka_err_set(err, AKA_EXIT_USAGE,

@@ -70,12 +70,8 @@ static const struct aka_opt flags[] = {
 static int parse_args(int argc, char **argv, struct journal_args *a, struct aka_err *err)
 {
     struct aka_opt_group groups[] = {{.table = flags, .base = a}, {0}};
-    struct aka_opt_cmd c = {.name = "journal",
-                            .groups = groups,
-                            .args = &a->words,
-                            .max_args = 1,
-                            .usage = usage_text,
-                            .notes = notes_text};
+    static const struct aka_opt_doc doc = {"journal", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups, .args = &a->words, .max_args = 1};
     int rc = aka_opts_parse(&c, argc, argv, 1, err);
     a->action = a->words.n ? a->words.v[0] : NULL;
     return rc;

@@ -72,12 +72,8 @@ static int check_action(struct memory_args *a, struct aka_err *err)
 static int parse_args(int argc, char **argv, struct memory_args *a, struct aka_err *err)
 {
     struct aka_opt_group groups[] = {{.table = flags, .base = a}, {0}};
-    struct aka_opt_cmd c = {.name = "memory",
-                            .groups = groups,
-                            .args = &a->words,
-                            .max_args = 2,
-                            .usage = usage_text,
-                            .notes = notes_text};
+    static const struct aka_opt_doc doc = {"memory", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups, .args = &a->words, .max_args = 2};
     int rc = aka_opts_parse(&c, argc, argv, 1, err);
     return rc == 0 ? check_action(a, err) : rc;
 }

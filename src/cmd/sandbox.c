@@ -161,13 +161,12 @@ static void command(struct run_opts *o, struct aka_opt_group *groups, struct aka
     groups[1] = aka_transport_opts_group(&o->transport,
                                          "transport (the same flags as aka eval and aka optimize)");
     groups[2] = (struct aka_opt_group){0};
-    *c = (struct aka_opt_cmd){.name = "sandbox run",
+    static const struct aka_opt_doc doc = {"sandbox run", usage_text, notes_text};
+    *c = (struct aka_opt_cmd){.doc = &doc,
                               .groups = groups,
                               .args = &o->job.argv,
                               .args_end_flags = true,
-                              .help = &o->help,
-                              .usage = usage_text,
-                              .notes = notes_text};
+                              .help = &o->help};
 }
 
 /* PATH[=DEST]: an argument naming an existing path is all PATH. */

@@ -49,12 +49,8 @@ int cmd_trace(int argc, char **argv, const struct aka_app_ctx *ctx)
     struct strvec words = STRVEC_INIT;
     const char *file = getenv("ATREX_AKA_TRACE_FILE");
     struct aka_opt_group groups[] = {{.table = no_flags}, {0}};
-    struct aka_opt_cmd c = {.name = "trace",
-                            .groups = groups,
-                            .args = &words,
-                            .max_args = 3,
-                            .usage = usage_text,
-                            .notes = notes_text};
+    static const struct aka_opt_doc doc = {"trace", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups, .args = &words, .max_args = 3};
     (void)ctx;
     int rc = aka_opts_parse(&c, argc, argv, 1, &err);
     if (rc == 0)

@@ -131,8 +131,8 @@ int cmd_tune_agent(int argc, char **argv, const struct aka_app_ctx *ctx)
     struct strbuf self = STRBUF_INIT;
     struct aka_err err = AKA_ERR_INIT;
     struct aka_opt_group groups[] = {{.table = flags, .base = &t}, {0}};
-    struct aka_opt_cmd c = {
-        .name = "tune-agent", .groups = groups, .usage = usage_text, .notes = notes_text};
+    static const struct aka_opt_doc doc = {"tune-agent", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     (void)ctx;
     memset(&t, 0, sizeof(t));
     int rc = aka_opts_parse(&c, argc, argv, 1, &err);

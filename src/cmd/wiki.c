@@ -281,7 +281,8 @@ static int dispatch(const struct subcommand *s, int argc, char **argv,
         *g++ = (struct aka_opt_group){.table = s->flags, .base = &a};
     if (s->common)
         *g++ = (struct aka_opt_group){.table = common_flags, .base = &a};
-    struct aka_opt_cmd c = {.name = name, .groups = groups, .args = &a.words, .usage = s->usage};
+    const struct aka_opt_doc doc = {name, s->usage, NULL};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups, .args = &a.words};
     a.cfg.repo_root = ctx->repo_root;
     int rc = aka_opts_parse(&c, argc, argv, 2, &err);
     if (rc != 0)

@@ -80,7 +80,8 @@ static void print_help(FILE *out)
     for (const struct aka_app *a = apps; a->name; a++)
         fprintf(out, "  %-12s %s\n", a->name, a->summary);
     struct aka_opt_group groups[] = {{.table = global_flags, .title = "flags"}, {0}};
-    struct aka_opt_cmd c = {.name = "", .groups = groups};
+    static const struct aka_opt_doc doc = {"", NULL, NULL};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     fputc('\n', out);
     aka_opts_print_help(&c, out);
     fprintf(out, "\nRun 'aka <application> --help' for its flags.\n");
@@ -95,8 +96,9 @@ static int strip_core_options(int argc, char **argv, struct core_args *a, struct
 {
     /* global_flags without its first row: after the name only --repo-root is core's. */
     struct aka_opt_group groups[] = {{.table = global_flags + 1, .base = a}, {0}};
+    const struct aka_opt_doc doc = {argv[0], NULL, NULL};
     struct aka_opt_cmd c = {
-        .name = argv[0], .groups = groups, .args = &a->rest, .stop_at_unknown = true};
+        .doc = &doc, .groups = groups, .args = &a->rest, .stop_at_unknown = true};
     return aka_opts_parse(&c, argc, argv, 1, err);
 }
 
@@ -157,8 +159,9 @@ int aka_main(int argc, char **argv)
     struct core_args a = {.rest = STRVEC_INIT};
     struct aka_err err = AKA_ERR_INIT;
     struct aka_opt_group groups[] = {{.table = global_flags, .base = &a}, {0}};
+    static const struct aka_opt_doc doc = {"", NULL, NULL};
     struct aka_opt_cmd c = {
-        .name = "", .groups = groups, .args = &a.rest, .args_end_flags = true, .help = &a.help};
+        .doc = &doc, .groups = groups, .args = &a.rest, .args_end_flags = true, .help = &a.help};
     int rc = aka_opts_parse(&c, argc, argv, 1, &err);
     if (rc < 0) {
         aka_err_report(&err);

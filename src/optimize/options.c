@@ -311,7 +311,8 @@ static void command(struct aka_optimize_opts *o, struct aka_opt_group *groups,
     groups[1] = aka_transport_opts_group(
         &o->transport, "evaluation transport (the same flags as aka eval and aka sandbox run)");
     groups[2] = (struct aka_opt_group){0};
-    *c = (struct aka_opt_cmd){.name = "optimize", .groups = groups, .help = &o->help};
+    static const struct aka_opt_doc doc = {"optimize", NULL, NULL};
+    *c = (struct aka_opt_cmd){.doc = &doc, .groups = groups, .help = &o->help};
 }
 
 int aka_optimize_opts_parse(int argc, char **argv, struct aka_optimize_opts *o, struct aka_err *err)

@@ -90,7 +90,8 @@ static int parse_with(struct t_opts *o, const char *const *args, bool with_args,
         argv[argc] = (char *)args[argc - 1];
     memset(o, 0, sizeof(*o));
     struct aka_opt_group groups[] = {{.table = rows, .base = o}, {0}};
-    struct aka_opt_cmd c = {.name = "t",
+    static const struct aka_opt_doc doc = {"t", NULL, NULL};
+    struct aka_opt_cmd c = {.doc = &doc,
                             .groups = groups,
                             .args = with_args ? &o->words : NULL,
                             .args_end_flags = end_flags,
@@ -249,7 +250,8 @@ static void test_env_errors(void **state)
     (void)state;
     memset(&o, 0, sizeof(o));
     struct aka_opt_group groups[] = {{.table = env_rows, .base = &o, .given = given}, {0}};
-    struct aka_opt_cmd c = {.name = "t", .groups = groups};
+    static const struct aka_opt_doc doc = {"t", NULL, NULL};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     setenv("AKA_TEST_OPTS_N", "12", 1);
     assert_int_equal(aka_opts_parse(&c, 1, argv, 1, &err), -1);
     assert_string_equal(err.msg, "t: AKA_TEST_OPTS_N: expected an integer in [0, 10]; got '12'");
@@ -275,8 +277,8 @@ static void test_help(void **state)
     assert_true(o.help);
     release(&o);
     struct aka_opt_group groups[] = {{.table = rows, .base = &o, .title = "options"}, {0}};
-    struct aka_opt_cmd c = {
-        .name = "t", .groups = groups, .usage = "usage: aka t\n\n", .notes = "\nexit 0\n"};
+    const struct aka_opt_doc doc = {"t", "usage: aka t\n\n", "\nexit 0\n"};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     FILE *out = open_memstream(&text, &len);
     aka_opts_print_help(&c, out);
     fclose(out);

@@ -37,7 +37,8 @@ static int parse(struct aka_transport_opts *o, const char *const *args, struct a
         argv[argc] = (char *)args[argc - 1];
     aka_transport_opts_init(o);
     struct aka_opt_group groups[] = {aka_transport_opts_group(o, NULL), {0}};
-    struct aka_opt_cmd c = {.name = "test", .groups = groups};
+    static const struct aka_opt_doc doc = {"test", NULL, NULL};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     return aka_opts_parse(&c, argc, argv, 1, err);
 }
 
