@@ -1,6 +1,7 @@
 /*
- * opts.c — the flag-table machinery of opts.h: find a row, check and store a value
- * (ranges, choices), take values from the environment, print help.
+ * opts.c — the command-line machinery of opts.h: defaults, the walk over argv (the
+ * only one in aka), checking and storing values (ranges, choices), the environment,
+ * subcommands, and the generated help.
  */
 #include "base/opts.h"
 
@@ -30,13 +31,19 @@ const struct aka_opt *aka_opt_find(const struct aka_opt *table, const char *arg,
 static int bad_number(const struct aka_opt *f, const char *src, const char *v, struct aka_err *err)
 {
     const char *what = f->kind == AKA_OPT_DBL ? "a number" : "an integer";
-    return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected %s in [%g, %g%s; got '%s'", src, what,
-                       f->lo, f->hi, f->hi_open ? ")" : "]", v);
+    return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected %s in [%.15g, %.15g%s; got '%s'", src,
+                       what, f->lo, f->hi, f->hi_open ? ")" : "]", v);
 }
 
-/* Strict numeric parse with the row's range; no trailing junk, no NaN. */
+static bool out_of_range(const struct aka_opt *f, double d)
+{
+    return d < f->lo || d > f->hi || (f->hi_open && d >= f->hi);
+}
+
+/* Strict numeric parse; no trailing junk, no NaN; the row's range unless `ranged`
+ * is false (a default, which may be a sentinel). */
 static int set_number(const struct aka_opt *f, void *base, const char *src, const char *v,
-                      struct aka_err *err)
+                      bool ranged, struct aka_err *err)
 {
     char *end = NULL;
     double d;
@@ -47,8 +54,7 @@ static int set_number(const struct aka_opt *f, void *base, const char *src, cons
         long long ll = strtoll(v, &end, 10);
         d = (double)ll;
     }
-    if (errno || end == v || *end || !isfinite(d) || d < f->lo || d > f->hi ||
-        (f->hi_open && d >= f->hi))
+    if (errno || end == v || *end || !isfinite(d) || (ranged && out_of_range(f, d)))
         return bad_number(f, src, v, err);
     if (f->kind == AKA_OPT_INT)
         *(int *)field(base, f) = (int)d;
@@ -82,10 +88,9 @@ static int set_choice(const struct aka_opt *f, void *base, const char *src, cons
     return -1;
 }
 
-int aka_opt_set(const struct aka_opt *f, void *base, const char *value, const char *source,
-                struct aka_err *err)
+static int set_value(const struct aka_opt *f, void *base, const char *value, const char *src,
+                     bool ranged, struct aka_err *err)
 {
-    const char *src = source ? source : f->name;
     switch (f->kind) {
     case AKA_OPT_STR:
         *(const char **)field(base, f) = value;
@@ -95,31 +100,26 @@ int aka_opt_set(const struct aka_opt *f, void *base, const char *value, const ch
     case AKA_OPT_LIST:
         strvec_push((struct strvec *)field(base, f), value);
         return 0;
+    case AKA_OPT_BOOL:
+        *(bool *)field(base, f) = true;
+        return 0;
     default:
-        return set_number(f, base, src, value, err);
+        return set_number(f, base, src, value, ranged, err);
     }
 }
 
-int aka_opt_parse_one(const struct aka_opt *table, void *base, bool *given, int argc, char **argv,
-                      int *i, struct aka_err *err)
+int aka_opt_set(const struct aka_opt *f, void *base, const char *value, const char *source,
+                struct aka_err *err)
 {
-    const char *arg = argv[*i], *eq = strchr(arg, '=');
-    if (strncmp(arg, "--", 2) != 0)
-        return 0;
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    const struct aka_opt *f = aka_opt_find(table, arg, len);
-    if (!f)
-        return 0;
-    const char *v = eq ? eq + 1 : NULL;
-    if (!v) {
-        /* "--" ends the flags (`aka sandbox run ... -- CMD`); it is never a value. */
-        if (*i + 1 >= argc || strcmp(argv[*i + 1], "--") == 0)
-            return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a value (%s)", f->name,
-                               f->metavar);
-        v = argv[++*i];
-    }
-    given[f - table] = true;
-    return aka_opt_set(f, base, v, NULL, err) < 0 ? -1 : 1;
+    return set_value(f, base, value, source ? source : f->name, true, err);
+}
+
+void aka_opt_defaults(const struct aka_opt *table, void *base)
+{
+    struct aka_err ignored = AKA_ERR_INIT;
+    for (const struct aka_opt *f = table; f->name; f++)
+        if (f->def && f->kind != AKA_OPT_LIST && f->kind != AKA_OPT_BOOL)
+            set_value(f, base, f->def, f->name, false, &ignored);
 }
 
 /* A list from the environment is a JSON array of strings (upstream's format); the
@@ -149,7 +149,7 @@ int aka_opt_apply_env(const struct aka_opt *table, void *base, const bool *given
 {
     for (const struct aka_opt *f = table; f->name; f++) {
         const char *v = f->env ? getenv(f->env) : NULL;
-        if (!v || !*v || given[f - table])
+        if (!v || !*v || (given && given[f - table]))
             continue;
         int rc = f->kind == AKA_OPT_LIST ? env_list(f, base, v, err)
                                          : aka_opt_set(f, base, v, f->env, err);
@@ -163,21 +163,4 @@ bool aka_opt_given(const struct aka_opt *table, const bool *given, const char *f
 {
     const struct aka_opt *f = aka_opt_find(table, flag, strlen(flag));
     return f && given[f - table];
-}
-
-void aka_opt_print_help(const struct aka_opt *table, FILE *out)
-{
-    for (const struct aka_opt *f = table; f->name; f++) {
-        char head[64];
-        snprintf(head, sizeof(head), "%s %s", f->name, f->metavar);
-        fprintf(out, "  %-34s %s\n", head, f->help);
-        if (f->kind == AKA_OPT_CHOICE) {
-            fprintf(out, "  %-34s choices:", "");
-            for (int i = 0; f->choices[i]; i++)
-                fprintf(out, " %s", f->choices[i]);
-            fputc('\n', out);
-        }
-        if (f->env)
-            fprintf(out, "  %-34s environment: %s\n", "", f->env);
-    }
 }

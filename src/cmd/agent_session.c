@@ -7,97 +7,93 @@
  */
 #include "agents/agents.h"
 #include "base/json.h"
+#include "base/opts.h"
 #include "cmd/cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ENV 64
-
 struct opts {
     struct aka_agent_request req;
     struct aka_agent_confinement confine;
-    const char *env[MAX_ENV + 1];
-    size_t n_env;
+    struct strvec env;
     const char *handoff, *skills_worktree, *sandbox;
     int resumes;
-    bool help;
+    bool json;
 };
 
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: aka agent-session --backend B --worktree DIR --brief FILE --capture DIR\n"
-        "                         [--cli PATH] [--resume ID] [--session-id ID]\n"
-        "                         [--effort E] [--model M] [--timeout S] [--env NAME=VALUE]...\n"
-        "                         [--handoff-file FILE [--handoff-resumes N]]\n"
-        "                         [--agent-sandbox bwrap|none [--view DIR]] [--json]\n"
-        "       aka agent-session --install-skills DIR --backend B\n\n"
-        "Internal: run one coding-agent session exactly as an episode would (guarded,\n"
-        "captured, parsed) and print the result as one JSON object. With\n"
-        "--handoff-file the same thread is resumed while the handoff is missing or\n"
-        "invalid (at most N times, default 2). --agent-sandbox confines it as an episode\n"
-        "would (docs/agents.md), with DIR as its read-only campaign view. Exit status:\n"
-        "0 when the agent ran\n"
-        "(whatever it did: see the JSON), 2 on bad arguments, 75 when it cannot start.\n");
-}
+static const char usage_text[] =
+    "usage: aka agent-session --backend B --worktree DIR --brief FILE --capture DIR\n"
+    "                         [--cli PATH] [--resume ID] [--session-id ID]\n"
+    "                         [--effort E] [--model M] [--timeout S] [--env NAME=VALUE]...\n"
+    "                         [--handoff-file FILE [--handoff-resumes N]]\n"
+    "                         [--agent-sandbox bwrap|none [--view DIR]] [--json]\n"
+    "       aka agent-session --install-skills DIR --backend B\n\n"
+    "Internal: run one coding-agent session exactly as an episode would (guarded,\n"
+    "captured, parsed) and print the result as one JSON object. With\n"
+    "--handoff-file the same thread is resumed while the handoff is missing or\n"
+    "invalid (at most N times, default 2). --agent-sandbox confines it as an episode\n"
+    "would (docs/agents.md), with DIR as its read-only campaign view.\n\n";
+static const char notes_text[] = "\nExit status: 0 when the agent ran (whatever it did: see the "
+                                 "JSON), 2 on bad arguments,\n75 when it cannot start.\n";
 
-static int take(int argc, char **argv, int *i, const char **out)
-{
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "aka agent-session: %s: expected a value after it\n", argv[*i]);
-        return -1;
+#define OFF(f) offsetof(struct opts, f)
+#define STR(flag, field, meta, text)                                                               \
+    {                                                                                              \
+        .name = flag, .off = OFF(field), .metavar = meta, .help = text                             \
     }
-    *out = argv[++*i];
-    return 0;
-}
 
-static int parse_one(struct opts *o, int argc, char **argv, int *i)
-{
-    static const char *const names[] = {
-        "--backend",        "--cli",           "--worktree", "--brief", "--capture",
-        "--resume",         "--session-id",    "--effort",   "--model", "--handoff-file",
-        "--install-skills", "--agent-sandbox", "--view",     NULL};
-    const char **slots[] = {&o->req.backend,     &o->req.cli_path,    &o->req.worktree,
-                            &o->req.brief_file,  &o->req.capture_dir, &o->req.resume_session_id,
-                            &o->req.session_id,  &o->req.effort,      &o->req.model,
-                            &o->handoff,         &o->skills_worktree, &o->sandbox,
-                            &o->confine.view_dir};
-    const char *v = NULL;
-    for (int k = 0; names[k]; k++)
-        if (strcmp(argv[*i], names[k]) == 0)
-            return take(argc, argv, i, slots[k]);
-    if (strcmp(argv[*i], "--timeout") == 0 || strcmp(argv[*i], "--handoff-resumes") == 0) {
-        bool timeout = strcmp(argv[*i], "--timeout") == 0;
-        char *end;
-        if (take(argc, argv, i, &v) < 0)
-            return -1;
-        long n = strtol(v, &end, 10);
-        if (*end || n < 0 || v == end) {
-            fprintf(stderr, "aka agent-session: %s: expected a non-negative integer\n", v);
-            return -1;
-        }
-        if (timeout)
-            o->req.timeout_s = n;
-        else
-            o->resumes = (int)n;
-        return 0;
-    }
-    if (strcmp(argv[*i], "--env") == 0) {
-        if (take(argc, argv, i, &v) < 0 || o->n_env >= MAX_ENV)
-            return -1;
-        o->env[o->n_env++] = v;
-        return 0;
-    }
-    if (strcmp(argv[*i], "--json") == 0)
-        return 0; /* JSON is the only output */
-    if (strcmp(argv[*i], "--help") == 0 || strcmp(argv[*i], "-h") == 0)
-        return o->help = true, 0;
-    fprintf(stderr, "aka agent-session: %s: unknown argument\n", argv[*i]);
-    return -1;
-}
+static const struct aka_opt flags[] = {
+    STR("--backend", req.backend, "B", "the agent backend (claude, codex, qodercli, pi, builtin)"),
+    STR("--cli", req.cli_path, "PATH", "the agent CLI executable"),
+    STR("--worktree", req.worktree, "DIR", "the episode worktree the agent works in"),
+    STR("--brief", req.brief_file, "FILE", "the brief given to the agent"),
+    STR("--capture", req.capture_dir, "DIR", "where the session's output is captured"),
+    STR("--resume", req.resume_session_id, "ID", "resume this agent session"),
+    STR("--session-id", req.session_id, "ID", "the new session's id"),
+    STR("--effort", req.effort, "E", "the agent's reasoning effort"),
+    STR("--model", req.model, "M", "the agent's model"),
+    STR("--handoff-file", handoff, "FILE",
+        "resume the thread while this handoff is missing or "
+        "invalid"),
+    STR("--install-skills", skills_worktree, "DIR",
+        "install the backend's skills into DIR "
+        "and exit"),
+    STR("--view", confine.view_dir, "DIR", "the read-only campaign view of a confined agent"),
+    {.name = "--timeout",
+     .off = OFF(req.timeout_s),
+     .kind = AKA_OPT_LONG,
+     .lo = 0,
+     .hi = 1e15,
+     .def = "0",
+     .metavar = "S",
+     .help = "wall-clock limit of the session in seconds (0: none)"},
+    {.name = "--handoff-resumes",
+     .off = OFF(resumes),
+     .kind = AKA_OPT_INT,
+     .lo = 0,
+     .hi = 1e6,
+     .def = "-1",
+     .metavar = "N",
+     .help = "same-thread resumes after a missing handoff (default 2)"},
+    {.name = "--env",
+     .off = OFF(env),
+     .kind = AKA_OPT_LIST,
+     .metavar = "NAME=VALUE",
+     .help = "extra environment of the agent"},
+    {.name = "--agent-sandbox",
+     .off = OFF(sandbox),
+     .kind = AKA_OPT_CHOICE,
+     .choices = aka_agent_sandbox_names,
+     .metavar = "M",
+     .help = "confine the agent as an episode would (default: not confined)"},
+    {.name = "--json",
+     .off = OFF(json),
+     .kind = AKA_OPT_BOOL,
+     .help = "accepted: JSON is the only output"},
+    {.name = NULL},
+};
 
 static void print_json(json_t *doc)
 {
@@ -140,32 +136,26 @@ static int run(struct opts *o)
 
 int cmd_agent_session(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
-    struct opts o;
-    memset(&o, 0, sizeof(o));
-    o.resumes = -1;
-    for (int i = 1; i < argc; i++)
-        if (parse_one(&o, argc, argv, &i) < 0)
-            return AKA_EXIT_USAGE;
-    if (o.help) {
-        usage(stdout);
-        return 0;
+    struct opts o = {.env = STRVEC_INIT};
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_opt_group groups[] = {{.table = flags, .base = &o}, {0}};
+    static const struct aka_opt_doc doc = {"agent-session", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
+    int rc = aka_opts_parse(&c, argc, argv, 1, &err);
+    if (rc == 0 && !o.req.backend)
+        rc = aka_err_set(&err, AKA_EXIT_USAGE, "agent-session: --backend: required (see --help)");
+    if (rc != 0) {
+        strvec_clear(&o.env);
+        return rc < 0 ? aka_err_report(&err) : 0;
     }
-    o.req.env = o.env;
+    o.req.env = (const char *const *)o.env.v;
     o.req.repo_root = ctx->repo_root;
     if (o.sandbox) {
-        int mode = strcmp(o.sandbox, "bwrap") == 0 ? 0 : strcmp(o.sandbox, "none") == 0 ? 1 : -1;
-        if (mode < 0) {
-            fprintf(stderr,
-                    "aka agent-session: --agent-sandbox: expected bwrap or none; got '%s'\n",
-                    o.sandbox);
-            return AKA_EXIT_USAGE;
-        }
-        o.confine.mode = (enum aka_agent_sandbox)mode;
+        o.confine.mode =
+            strcmp(o.sandbox, "none") == 0 ? AKA_AGENT_SANDBOX_NONE : AKA_AGENT_SANDBOX_BWRAP;
         o.req.confine = &o.confine;
     }
-    if (!o.req.backend) {
-        fprintf(stderr, "aka agent-session: --backend: required (see --help)\n");
-        return AKA_EXIT_USAGE;
-    }
-    return run(&o);
+    rc = run(&o);
+    strvec_clear(&o.env);
+    return rc;
 }

@@ -1,10 +1,11 @@
 /*
  * cmd.h — the subcommands of the aka binary, one file each in src/cmd/.
  *
- * A cmd_* function parses its own flags (argv[0] is the application name),
- * calls into a module and prints. It holds no logic beyond that: anything a
- * test would want to call lives in a module. Every command understands
- * --help and returns an exit code from DESIGN §4.9.
+ * A cmd_* function declares its flags as a table, parses them with base/opts.h
+ * (argv[0] is the application name), calls into a module and prints. It holds
+ * no logic beyond that: anything a test would want to call lives in a module.
+ * Every command understands --help (generated from its table) and returns an
+ * exit code from DESIGN §4.9.
  */
 #ifndef AKA_CMD_H
 #define AKA_CMD_H
@@ -16,15 +17,6 @@ struct aka_app_ctx {
 };
 
 typedef int (*aka_cmd_fn)(int argc, char **argv, const struct aka_app_ctx *ctx);
-
-struct aka_err;
-/*
- * "--name VALUE" or "--name=VALUE" at argv[*i]: 1 when it is that flag (value
- * in *out, *i advanced past a separate value), 0 when it is not, -1 with a
- * usage error (code 2) when the value is missing.
- */
-int cmd_flag_value(int argc, char **argv, int *i, const char *name, const char **out,
-                   struct aka_err *err);
 
 int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx);

@@ -14,7 +14,6 @@
 #include "cmd/cmd.h"
 #include "evaluator/evaluator.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,27 +26,9 @@ static const char usage_text[] =
     "Evaluate a candidate kernel against its operator inside the sandbox: correctness\n"
     "on every selected shape and seed, then timing against the reference. Prints one\n"
     "RESULT_JSON= line on stdout and a summary on stderr.\n"
-    "\n"
-    "  --op-dir DIR            the operator (aka native, Atrex-Bench or SOL-ExecBench)\n"
-    "  --kernel FILE           the candidate (kernel.c, kernel.cu or kernel.py)\n"
-    "  --framework F           C, Cuda, Triton, Gluon, CuteDSL, TileLang, FlyDSL or\n"
-    "                          PyTorch\n"
-    "  --platform P            cpu, a product (H20, L20N, H200, B200, MI308X, ZW-M890P,\n"
-    "                          ...), sm_<NN>, gfx<hex> or nvidia/<gpu> (docs/platforms.md);\n"
-    "                          validated on hardware: cpu and H200 only, every other\n"
-    "                          platform is not validated on hardware\n"
-    "  --shape-id ID           evaluate only this shape (repeatable)\n"
-    "  --multi-seed N          check correctness with seeds 0..N-1 (default 1)\n"
-    "  --timed-runs N          timed runs per shape (default C 25, CUDA/Python 100)\n"
-    "  --warmup N              untimed runs before them (default C 3, CUDA/Python 10)\n"
-    "  --tune NAME=VALUE       compile the kernel with -DNAME=VALUE (native; repeatable)\n"
-    "  --arch ARCH             the platform's architecture (sm_NN, gfxNNN) instead of\n"
-    "                          its table's; nvcc -arch (also: --cuda-arch)\n"
-    "  --timeout S             wall-clock limit of the job in seconds (default 600)\n"
-    "  --record FILE           append the evaluation to FILE (JSON Lines; its directory\n"
-    "                          must exist)\n"
-    "  --json                  print the outcome as one JSON object instead\n"
-    "  -v, --verbose           also print the evaluator's stderr and sandbox notes\n"
+    "\n";
+
+static const char notes_text[] =
     "\n"
     "Inside an episode (ATREX_AKA_WORKSPACE set) the kernel, framework and platform\n"
     "come from $ATREX_AKA_WORKSPACE/.aka/campaign.json, the operator is the campaign's\n"
@@ -60,9 +41,7 @@ static const char usage_text[] =
     "input, 75 when the environment (sandbox, toolchain, device, temp directory) is\n"
     "unavailable (also: a transport this build does not have yet), 130/143 when\n"
     "SIGINT/SIGTERM stopped it (the job is ended, its directories removed, nothing\n"
-    "recorded).\n"
-    "\n"
-    "evaluation transport (the same flags as aka sandbox run and aka optimize):\n";
+    "recorded).\n";
 
 struct eval_opts {
     struct aka_eval_request req;
@@ -72,101 +51,112 @@ struct eval_opts {
     bool json, verbose, help;
 };
 
-static int parse_int(const char *flag, const char *s, int lo, int *out, struct aka_err *err)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > 1000000)
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected an integer >= %d; got '%s'", flag, lo,
-                           s);
-    *out = (int)v;
-    return 0;
-}
+#define OFF(f) offsetof(struct eval_opts, f)
+#define MAX_N  1e6
 
-/* One "--flag VALUE" or "--flag=VALUE"; *value is NULL for a flag that takes none. */
-static int take_value(int argc, char **argv, int *i, const char *flag, const char **value)
-{
-    size_t n = strlen(flag);
-    if (strncmp(argv[*i], flag, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *value = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *value = argv[++*i];
-    return 1;
-}
+static const struct aka_opt flags[] = {
+    {.name = "--op-dir",
+     .off = OFF(req.op_dir),
+     .metavar = "DIR",
+     .help = "the operator (aka native, Atrex-Bench or SOL-ExecBench)"},
+    {.name = "--kernel",
+     .off = OFF(req.kernel),
+     .metavar = "FILE",
+     .help = "the candidate (kernel.c, kernel.cu or kernel.py)"},
+    {.name = "--framework",
+     .off = OFF(req.framework),
+     .metavar = "F",
+     .help = "C, Cuda, Triton, Gluon, CuteDSL, TileLang, FlyDSL or PyTorch"},
+    {.name = "--platform",
+     .off = OFF(req.platform),
+     .metavar = "P",
+     .help = "cpu, a product (H20, L20N, H200, B200, MI308X, ZW-M890P, ...), sm_<NN>, "
+             "gfx<hex> or nvidia/<gpu> (docs/platforms.md); validated on hardware: cpu and "
+             "H200 only, every other platform is not validated on hardware"},
+    {.name = "--shape-id",
+     .off = OFF(shape_ids),
+     .kind = AKA_OPT_LIST,
+     .metavar = "ID",
+     .help = "evaluate only this shape"},
+    {.name = "--multi-seed",
+     .off = OFF(req.multi_seed),
+     .kind = AKA_OPT_INT,
+     .lo = 1,
+     .hi = MAX_N,
+     .def = "1",
+     .metavar = "N",
+     .help = "check correctness with seeds 0..N-1"},
+    {.name = "--timed-runs",
+     .off = OFF(req.timed_runs),
+     .kind = AKA_OPT_INT,
+     .lo = 0,
+     .hi = MAX_N,
+     .def = "-1",
+     .metavar = "N",
+     .help = "timed runs per shape (default C 25, CUDA/Python 100)"},
+    {.name = "--warmup",
+     .off = OFF(req.warmup),
+     .kind = AKA_OPT_INT,
+     .lo = 0,
+     .hi = MAX_N,
+     .def = "-1",
+     .metavar = "N",
+     .help = "untimed runs before them (default C 3, CUDA/Python 10)"},
+    {.name = "--tune",
+     .off = OFF(tune),
+     .kind = AKA_OPT_LIST,
+     .metavar = "NAME=VALUE",
+     .help = "compile the kernel with -DNAME=VALUE (native)"},
+    {.name = "--arch",
+     .off = OFF(req.cuda_arch),
+     .metavar = "ARCH",
+     .help = "the platform's architecture (sm_NN, gfxNNN) instead of its table's; nvcc -arch"},
+    {.name = "--cuda-arch",
+     .off = OFF(req.cuda_arch),
+     .metavar = "ARCH",
+     .help = "the same as --arch"},
+    {.name = "--timeout",
+     .off = OFF(req.timeout_s),
+     .kind = AKA_OPT_LONG,
+     .lo = 1,
+     .hi = MAX_N,
+     .def = "600",
+     .metavar = "S",
+     .help = "wall-clock limit of the job in seconds"},
+    {.name = "--record",
+     .off = OFF(record),
+     .metavar = "FILE",
+     .help = "append the evaluation to FILE (JSON Lines; its directory must exist)"},
+    {.name = "--json",
+     .off = OFF(json),
+     .kind = AKA_OPT_BOOL,
+     .help = "print the outcome as one JSON object instead"},
+    {.name = "--verbose",
+     .alias = "-v",
+     .off = OFF(verbose),
+     .kind = AKA_OPT_BOOL,
+     .help = "also print the evaluator's stderr and sandbox notes"},
+    {.name = NULL},
+};
 
-static int apply(struct eval_opts *o, const char *flag, const char *v, struct aka_err *err)
+/* Its own flags, then the transport's (sandbox.h: the same rows as aka sandbox run and
+ * aka optimize). groups must have room for three. */
+static void command(struct eval_opts *o, struct aka_opt_group *groups, struct aka_opt_cmd *c)
 {
-    int n = 0;
-    if (strcmp(flag, "--op-dir") == 0)
-        o->req.op_dir = v;
-    else if (strcmp(flag, "--kernel") == 0)
-        o->req.kernel = v;
-    else if (strcmp(flag, "--framework") == 0)
-        o->req.framework = v;
-    else if (strcmp(flag, "--platform") == 0)
-        o->req.platform = v;
-    else if (strcmp(flag, "--shape-id") == 0)
-        strvec_push(&o->shape_ids, v);
-    else if (strcmp(flag, "--tune") == 0)
-        strvec_push(&o->tune, v);
-    else if (strcmp(flag, "--cuda-arch") == 0 || strcmp(flag, "--arch") == 0)
-        o->req.cuda_arch = v;
-    else if (strcmp(flag, "--record") == 0)
-        o->record = v;
-    else if (strcmp(flag, "--multi-seed") == 0)
-        return parse_int(flag, v, 1, &o->req.multi_seed, err);
-    else if (strcmp(flag, "--timed-runs") == 0)
-        return parse_int(flag, v, 0, &o->req.timed_runs, err);
-    else if (strcmp(flag, "--warmup") == 0)
-        return parse_int(flag, v, 0, &o->req.warmup, err);
-    else if (strcmp(flag, "--timeout") == 0) {
-        if (parse_int(flag, v, 1, &n, err) < 0)
-            return -1;
-        o->req.timeout_s = n;
-    }
-    return 0;
+    groups[0] = (struct aka_opt_group){flags, o, NULL, "options", false};
+    groups[1] = aka_transport_opts_group(
+        &o->transport, "evaluation transport (the same flags as aka sandbox run and aka optimize)");
+    groups[2] = (struct aka_opt_group){0};
+    static const struct aka_opt_doc doc = {"eval", usage_text, notes_text};
+    *c = (struct aka_opt_cmd){.doc = &doc, .groups = groups, .help = &o->help};
 }
 
 static int parse_args(int argc, char **argv, struct eval_opts *o, struct aka_err *err)
 {
-    static const char *const valued[] = {
-        "--op-dir",     "--kernel",    "--framework", "--platform", "--shape-id",
-        "--tune",       "--cuda-arch", "--arch",      "--record",   "--multi-seed",
-        "--timed-runs", "--warmup",    "--timeout",   NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int hit = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            o->help = true;
-            continue;
-        }
-        if (strcmp(a, "--json") == 0 || strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
-            if (strcmp(a, "--json") == 0)
-                o->json = true;
-            else
-                o->verbose = true;
-            continue;
-        }
-        if ((hit = aka_transport_opts_parse_one(&o->transport, argc, argv, &i, err)) < 0)
-            return -1;
-        for (const char *const *f = valued; *f && !hit; f++)
-            if ((hit = take_value(argc, argv, &i, *f, &v)) < 0)
-                return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a value after it", *f);
-            else if (hit && apply(o, *f, v, err) < 0)
-                return -1;
-        if (!hit)
-            return aka_err_set(err, AKA_EXIT_USAGE, "%s: unknown argument (see aka eval --help)",
-                               a);
-    }
-    return 0;
+    struct aka_opt_group groups[3];
+    struct aka_opt_cmd c;
+    command(o, groups, &c);
+    return aka_opts_parse(&c, argc, argv, 1, err);
 }
 
 /* Episode mode: the campaign names operator, kernel, framework and platform. */
@@ -366,13 +356,10 @@ int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx)
     memset(&o, 0, sizeof(o));
     memset(&ep, 0, sizeof(ep));
     aka_transport_opts_init(&o.transport);
-    o.req.timed_runs = o.req.warmup = -1;
     if (parse_args(argc, argv, &o, &err) < 0) {
         rc = aka_err_report(&err);
     } else if (o.help) {
-        fputs(usage_text, stdout);
-        aka_transport_opts_print_help(stdout);
-        rc = 0;
+        rc = 0; /* the help is printed */
     } else if (aka_eval_episode_detect(&ep, ctx->repo_root, &err) < 0 ||
                (ep.active && use_episode(&o, &ep, &err) < 0) || finish_request(&o, ctx, &err) < 0) {
         rc = aka_err_report(&err);

@@ -11,6 +11,7 @@
  * the file atomically, or writes nothing.
  */
 #include "base/fs.h"
+#include "base/opts.h"
 #include "cmd/cmd.h"
 #include "contracts/records.h"
 #include "workspace/workspace.h"
@@ -22,54 +23,52 @@
 /* A usage error (exit 2); the -1 is spelled out so that the analyzer sees it. */
 #define USAGE_ERROR(err, ...) (aka_err_set((err), AKA_EXIT_USAGE, __VA_ARGS__), -1)
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aka handoff --status {candidate_ready,pivot,blocked} [--candidate-commit C]\n"
-            "                   [--summary TEXT]\n\n"
-            "End your part of the episode: check the handoff against the finalized\n"
-            "journal and write <worktree>/.aka/handoff.json atomically (the worktree is\n"
-            "$ATREX_AKA_WORKTREE, else the current directory). Finalize the journal\n"
-            "first (aka journal finalize) in the same state.\n\n"
-            "  --status S            candidate_ready, pivot or blocked: the journal's state\n"
-            "  --candidate-commit C  the 40-digit commit id of the candidate; required for\n"
-            "                        (and only for) candidate_ready, and equal to the\n"
-            "                        journal's candidate_commit\n"
-            "  --summary TEXT        a one-line note echoed in the receipt; the record of\n"
-            "                        the outcome is the journal's outcome.summary\n"
-            "  --help                show this help\n\n"
-            "Exit status: 0 when the handoff was written; 2 on a usage error, a missing,\n"
-            "unfinalized or disagreeing journal (one line naming the file or flag and\n"
-            "the field), in which case nothing is written.\n");
-}
+static const char usage_text[] =
+    "usage: aka handoff --status {candidate_ready,pivot,blocked} [--candidate-commit C]\n"
+    "                   [--summary TEXT]\n\n"
+    "End your part of the episode: check the handoff against the finalized\n"
+    "journal and write <worktree>/.aka/handoff.json atomically (the worktree is\n"
+    "$ATREX_AKA_WORKTREE, else the current directory). Finalize the journal\n"
+    "first (aka journal finalize) in the same state.\n\n";
+static const char notes_text[] =
+    "\nExit status: 0 when the handoff was written; 2 on a usage error, a missing,\n"
+    "unfinalized or disagreeing journal (one line naming the file or flag and\n"
+    "the field), in which case nothing is written.\n";
 
 struct handoff_args {
     const char *status, *commit, *summary;
-    bool help;
 };
 
+#define OFF(f) offsetof(struct handoff_args, f)
+
+static const struct aka_opt flags[] = {
+    {.name = "--status",
+     .off = OFF(status),
+     .metavar = "S",
+     .help = "candidate_ready, pivot or blocked: the journal's state"},
+    {.name = "--candidate-commit",
+     .off = OFF(commit),
+     .metavar = "C",
+     .help = "the 40-digit commit id of the candidate; required for (and only for) "
+             "candidate_ready, and equal to the journal's candidate_commit"},
+    {.name = "--summary",
+     .off = OFF(summary),
+     .metavar = "TEXT",
+     .help = "a one-line note echoed in the receipt; the record of the outcome is the "
+             "journal's outcome.summary"},
+    {.name = NULL},
+};
+
+/* 0 parsed, 1 help printed, -1 usage error. */
 static int parse_args(int argc, char **argv, struct handoff_args *a, struct aka_err *err)
 {
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            a->help = true;
-            continue;
-        }
-        if ((m = cmd_flag_value(argc, argv, &i, "--status", &a->status, err)) != 0 ||
-            (m = cmd_flag_value(argc, argv, &i, "--candidate-commit", &a->commit, err)) != 0 ||
-            (m = cmd_flag_value(argc, argv, &i, "--summary", &a->summary, err)) != 0) {
-            if (m < 0)
-                return -1;
-            continue;
-        }
-        return USAGE_ERROR(err, "%s: unexpected argument (see aka handoff --help)", argv[i]);
-    }
-    if (a->help)
-        return 0;
-    if (!a->status)
+    struct aka_opt_group groups[] = {{.table = flags, .base = a}, {0}};
+    static const struct aka_opt_doc doc = {"handoff", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
+    int rc = aka_opts_parse(&c, argc, argv, 1, err);
+    if (rc == 0 && !a->status)
         return USAGE_ERROR(err, "--status: required; expected candidate_ready, pivot or blocked");
-    return 0;
+    return rc;
 }
 
 /* Status and commit into the record; the contract checks the commit's form and rule. */
@@ -115,10 +114,8 @@ int cmd_handoff(int argc, char **argv, const struct aka_app_ctx *ctx)
     (void)ctx;
     memset(&a, 0, sizeof(a));
     int rc = parse_args(argc, argv, &a, &err);
-    if (rc == 0 && a.help) {
-        usage(stdout);
-        return 0;
-    }
+    if (rc > 0)
+        return 0; /* the help is printed */
     if (rc == 0)
         rc = build_handoff(&a, &h, &err);
     if (rc == 0) {

@@ -8,6 +8,7 @@
  * one-line message.
  */
 #include "base/json.h"
+#include "base/opts.h"
 #include "cmd/cmd.h"
 #include "contracts/operator.h"
 #include "contracts/pins.h"
@@ -16,78 +17,58 @@
 #include <stdio.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: aka inspect --op-dir DIR [--platform P [--arch A]] [--json]\n"
-                 "       aka inspect --platform P [--arch A] [--json]\n\n"
-                 "Detect the operator layout of DIR (SOL-ExecBench, Atrex-Bench or aka native),\n"
-                 "validate every file it carries, and print what a campaign would pin:\n"
-                 "inputs/outputs with dtypes, shape count, tolerances, the distributed-evaluation\n"
-                 "and source-policy decisions, and the runtime pins in force. With --platform,\n"
-                 "also what aka makes of the platform: vendor, architecture, the device nodes a\n"
-                 "job on GPU 0 gets, frameworks, timing, clock policy and whether this project\n"
-                 "has run on that hardware (\"not validated on hardware\" otherwise). Nothing is\n"
-                 "written.\n\n"
-                 "  --op-dir DIR   the operator directory\n"
-                 "  --platform P   a platform name (docs/platforms.md)\n"
-                 "  --arch A       its architecture instead of the table's\n"
-                 "  --json         print one JSON object instead of text\n"
-                 "  --help         show this help\n\n"
-                 "Exit status: 0 when everything is valid; 2 on bad input, with one line naming\n"
-                 "the file and field (see docs/layouts.md) or the flag and value.\n");
-}
+static const char usage_text[] =
+    "usage: aka inspect --op-dir DIR [--platform P [--arch A]] [--json]\n"
+    "       aka inspect --platform P [--arch A] [--json]\n\n"
+    "Detect the operator layout of DIR (SOL-ExecBench, Atrex-Bench or aka native),\n"
+    "validate every file it carries, and print what a campaign would pin:\n"
+    "inputs/outputs with dtypes, shape count, tolerances, the distributed-evaluation\n"
+    "and source-policy decisions, and the runtime pins in force. With --platform,\n"
+    "also what aka makes of the platform: vendor, architecture, the device nodes a\n"
+    "job on GPU 0 gets, frameworks, timing, clock policy and whether this project\n"
+    "has run on that hardware (\"not validated on hardware\" otherwise). Nothing is\n"
+    "written.\n\n";
+static const char notes_text[] =
+    "\nExit status: 0 when everything is valid; 2 on bad input, with one line naming\n"
+    "the file and field (see docs/layouts.md) or the flag and value.\n";
 
 struct inspect_args {
     const char *op_dir, *platform, *arch;
-    bool json, help;
+    bool json;
 };
 
-/* A valued flag at argv[*i], as "--flag V" or "--flag=V": 1 and *v set; 0: not this flag. */
-static int valued(int argc, char **argv, int *i, const char *flag, const char **v)
-{
-    size_t n = strlen(flag);
-    if (strcmp(argv[*i], flag) == 0) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "aka inspect: %s: expected a value after it\n", flag);
-            return -1;
-        }
-        *v = argv[++*i];
-        return 1;
-    }
-    if (strncmp(argv[*i], flag, n) == 0 && argv[*i][n] == '=') {
-        *v = argv[*i] + n + 1;
-        return 1;
-    }
-    return 0;
-}
+#define OFF(f) offsetof(struct inspect_args, f)
 
-static int parse_args(int argc, char **argv, struct inspect_args *a)
+static const struct aka_opt flags[] = {
+    {.name = "--op-dir", .off = OFF(op_dir), .metavar = "DIR", .help = "the operator directory"},
+    {.name = "--platform",
+     .off = OFF(platform),
+     .metavar = "P",
+     .help = "a platform name (docs/platforms.md)"},
+    {.name = "--arch",
+     .off = OFF(arch),
+     .metavar = "A",
+     .help = "its architecture instead of the table's"},
+    {.name = "--json",
+     .off = OFF(json),
+     .kind = AKA_OPT_BOOL,
+     .help = "print one JSON object instead of text"},
+    {.name = NULL},
+};
+
+/* 0 parsed, 1 help printed, -1 usage error. */
+static int parse_args(int argc, char **argv, struct inspect_args *a, struct aka_err *err)
 {
-    for (int i = 1; i < argc; i++) {
-        int hit = 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            a->help = true;
-            continue;
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            a->json = true;
-            continue;
-        }
-        if ((hit = valued(argc, argv, &i, "--op-dir", &a->op_dir)) == 0 &&
-            (hit = valued(argc, argv, &i, "--platform", &a->platform)) == 0)
-            hit = valued(argc, argv, &i, "--arch", &a->arch);
-        if (hit < 0)
-            return -1;
-        if (hit == 0) {
-            fprintf(stderr, "aka inspect: %s: unknown argument\n", argv[i]);
-            return -1;
-        }
-    }
-    if (!a->help && (!a->op_dir || !*a->op_dir) && !a->platform) {
-        fprintf(stderr, "aka inspect: --op-dir: required (see aka inspect --help)\n");
-        return -1;
-    }
-    return 0;
+    struct aka_opt_group groups[] = {{.table = flags, .base = a}, {0}};
+    static const struct aka_opt_doc doc = {"inspect", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
+    int rc = aka_opts_parse(&c, argc, argv, 1, err);
+    if (rc == 0 && (!a->op_dir || !*a->op_dir) && !a->platform)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "inspect: --op-dir: required (see aka inspect --help)");
+    if (rc == 0 && a->arch && !a->platform)
+        return aka_err_set(err, AKA_EXIT_USAGE, "inspect: --arch: needs --platform");
+    return rc;
 }
 
 static void print_platform(const struct aka_platform *p)
@@ -221,18 +202,11 @@ int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx)
     struct aka_err err = AKA_ERR_INIT;
     struct inspect_args a = {0};
     struct aka_platform p;
+    int rc = parse_args(argc, argv, &a, &err);
 
     (void)ctx;
-    if (parse_args(argc, argv, &a) < 0)
-        return AKA_EXIT_USAGE;
-    if (a.help) {
-        usage(stdout);
-        return 0;
-    }
-    if (a.arch && !a.platform) {
-        fprintf(stderr, "aka inspect: --arch: needs --platform\n");
-        return AKA_EXIT_USAGE;
-    }
+    if (rc != 0)
+        return rc < 0 ? aka_err_report(&err) : 0;
     if (!a.platform)
         return inspect_operator(&a, NULL);
     if (aka_platform_parse(a.platform, a.arch, &p, &err) < 0)

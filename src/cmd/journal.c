@@ -10,6 +10,7 @@
  * contracts/records.h's (aka_journal_append, aka_journal_finalize).
  */
 #include "base/fs.h"
+#include "base/opts.h"
 #include "cmd/cmd.h"
 #include "contracts/records.h"
 #include "workspace/workspace.h"
@@ -21,58 +22,59 @@
 /* A usage error (exit 2); the -1 is spelled out so that the analyzer sees it. */
 #define USAGE_ERROR(err, ...) (aka_err_set((err), AKA_EXIT_USAGE, __VA_ARGS__), -1)
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aka journal append --experiment-json J\n"
-            "       aka journal finalize --state S --outcome-json J [--candidate-commit C]\n\n"
-            "Record the episode's experiments and its outcome in the journal\n"
-            "<worktree>/.aka/journal.json (the worktree is $ATREX_AKA_WORKTREE, else the\n"
-            "current directory). The supervisor creates the journal when the episode\n"
-            "starts; these commands never create or replace it.\n\n"
-            "  append                  add one experiment; the journal must be in_progress\n"
-            "  --experiment-json J     a non-empty JSON object: what you tried, why, the\n"
-            "                          eval id, the outcome; optional wiki_refs[] (ids from\n"
-            "                          aka wiki); \"timestamp\" is added when absent\n"
-            "  finalize                close the journal\n"
-            "  --state S               candidate_ready, pivot or blocked\n"
-            "  --outcome-json J        {\"summary\": \"...\", \"next_directions\": [\"...\"]}\n"
-            "  --candidate-commit C    the 40-digit commit id; required for (and only for)\n"
-            "                          candidate_ready\n"
-            "  --help                  show this help\n\n"
-            "Finalizing again to the same state replaces the outcome. A rejected call\n"
-            "leaves the journal byte-identical. Exit status: 0 on success; 2 on a usage\n"
-            "error, invalid JSON, a missing or malformed journal, or a state conflict\n"
-            "(one line naming the file or flag and the field).\n");
-}
+static const char usage_text[] =
+    "usage: aka journal append --experiment-json J\n"
+    "       aka journal finalize --state S --outcome-json J [--candidate-commit C]\n\n"
+    "Record the episode's experiments and its outcome in the journal\n"
+    "<worktree>/.aka/journal.json (the worktree is $ATREX_AKA_WORKTREE, else the\n"
+    "current directory). The supervisor creates the journal when the episode\n"
+    "starts; these commands never create or replace it.\n\n"
+    "  append                        add one experiment; the journal must be in_progress\n"
+    "  finalize                      close the journal\n";
+static const char notes_text[] =
+    "\nFinalizing again to the same state replaces the outcome. A rejected call\n"
+    "leaves the journal byte-identical. Exit status: 0 on success; 2 on a usage\n"
+    "error, invalid JSON, a missing or malformed journal, or a state conflict\n"
+    "(one line naming the file or flag and the field).\n";
 
 struct journal_args {
     const char *action, *experiment, *state, *outcome, *commit;
-    bool help;
+    struct strvec words; /* the action */
 };
 
+#define OFF(f) offsetof(struct journal_args, f)
+
+static const struct aka_opt flags[] = {
+    {.name = "--experiment-json",
+     .off = OFF(experiment),
+     .metavar = "J",
+     .help = "append: a non-empty JSON object: what you tried, why, the eval id, the "
+             "outcome; optional wiki_refs[] (ids from aka wiki); \"timestamp\" is added when "
+             "absent"},
+    {.name = "--state",
+     .off = OFF(state),
+     .metavar = "S",
+     .help = "finalize: candidate_ready, pivot or blocked"},
+    {.name = "--outcome-json",
+     .off = OFF(outcome),
+     .metavar = "J",
+     .help = "finalize: {\"summary\": \"...\", \"next_directions\": [\"...\"]}"},
+    {.name = "--candidate-commit",
+     .off = OFF(commit),
+     .metavar = "C",
+     .help = "finalize: the 40-digit commit id; required for (and only for) candidate_ready"},
+    {.name = NULL},
+};
+
+/* 0 parsed, 1 help printed, -1 usage error. */
 static int parse_args(int argc, char **argv, struct journal_args *a, struct aka_err *err)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int m;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            a->help = true;
-            continue;
-        }
-        if ((m = cmd_flag_value(argc, argv, &i, "--experiment-json", &a->experiment, err)) != 0 ||
-            (m = cmd_flag_value(argc, argv, &i, "--state", &a->state, err)) != 0 ||
-            (m = cmd_flag_value(argc, argv, &i, "--outcome-json", &a->outcome, err)) != 0 ||
-            (m = cmd_flag_value(argc, argv, &i, "--candidate-commit", &a->commit, err)) != 0) {
-            if (m < 0)
-                return -1;
-            continue;
-        }
-        if (s[0] == '-' || a->action)
-            return USAGE_ERROR(err, "%s: unexpected argument (see aka journal --help)", s);
-        a->action = s;
-    }
-    return 0;
+    struct aka_opt_group groups[] = {{.table = flags, .base = a}, {0}};
+    static const struct aka_opt_doc doc = {"journal", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups, .args = &a->words, .max_args = 1};
+    int rc = aka_opts_parse(&c, argc, argv, 1, err);
+    a->action = a->words.n ? a->words.v[0] : NULL;
+    return rc;
 }
 
 /* A terminal state; in_progress is what finalize leaves behind, never a target. */
@@ -165,20 +167,15 @@ static int dispatch(const char *path, const struct journal_args *a, struct aka_e
 int cmd_journal(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
     struct aka_err err = AKA_ERR_INIT;
-    struct journal_args a;
+    struct journal_args a = {.words = STRVEC_INIT};
     struct strbuf path = STRBUF_INIT;
     const char *wt = getenv("ATREX_AKA_WORKTREE");
-    int rc;
+    int rc = parse_args(argc, argv, &a, &err);
     (void)ctx;
-    memset(&a, 0, sizeof(a));
-    rc = parse_args(argc, argv, &a, &err);
-    if (rc == 0 && a.help) {
-        usage(stdout);
-        return 0;
-    }
     aka_wt_path(&path, wt && *wt ? wt : ".", AKA_WT_JOURNAL);
     if (rc == 0)
         rc = dispatch(path.buf, &a, &err);
     strbuf_release(&path);
+    strvec_clear(&a.words);
     return rc < 0 ? aka_err_report(&err) : 0;
 }

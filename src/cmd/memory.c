@@ -6,86 +6,76 @@
  * the pretty, key-sorted JSON the supervisor wrote. Read-only: an agent runs
  * this inside an episode, and reading history must never change it.
  */
+#include "base/opts.h"
 #include "cmd/cmd.h"
 #include "report/report.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: aka memory latest|show vN|list [--workspace DIR] [--json]\n\n"
-                 "Read the canonical memory records memory/v<N>.json of a campaign.\n\n"
-                 "  latest           print the record of the highest version that is not\n"
-                 "                   masked (masked records are hidden from agents)\n"
-                 "  show vN          print the record of version N (\"v3\" or \"3\")\n"
-                 "  list             one line per version: version, status, quality gate,\n"
-                 "                   commit, latency geomean, speedup vs V0, time, description\n"
-                 "  --workspace DIR  the campaign workspace (default: $ATREX_AKA_WORKSPACE, else\n"
-                 "                   the current directory when it holds .aka/campaign.json or\n"
-                 "                   memory/)\n"
-                 "  --json           list: print a JSON array; latest/show always print JSON\n"
-                 "  --help           show this help\n\n"
-                 "Nothing is written. Exit status: 0 on success; 1 when there is no record\n"
-                 "yet; 2 on a usage error, a missing record or a malformed file (one line\n"
-                 "naming the file and field). See docs/status.md.\n");
-}
+static const char usage_text[] =
+    "usage: aka memory latest|show vN|list [--workspace DIR] [--json]\n\n"
+    "Read the canonical memory records memory/v<N>.json of a campaign.\n\n"
+    "  latest                        print the record of the highest version that is not\n"
+    "                                masked (masked records are hidden from agents)\n"
+    "  show vN                       print the record of version N (\"v3\" or \"3\")\n"
+    "  list                          one line per version: version, status, quality gate,\n"
+    "                                commit, latency geomean, speedup vs V0, time,\n"
+    "                                description\n";
+static const char notes_text[] =
+    "\nNothing is written. Exit status: 0 on success; 1 when there is no record\n"
+    "yet; 2 on a usage error, a missing record or a malformed file (one line\n"
+    "naming the file and field). See docs/status.md.\n";
+
+/* A usage error (exit 2); the -1 is spelled out so that the analyzer sees it. */
+#define USAGE_ERROR(err, ...) (aka_err_set((err), AKA_EXIT_USAGE, __VA_ARGS__), -1)
 
 struct memory_args {
     const char *action, *version, *ws;
-    bool json, help;
+    struct strvec words; /* the action and its version */
+    bool json;
 };
 
-static int bad(const char *s, const char *why)
-{
-    fprintf(stderr, "aka memory: %s: %s (see aka memory --help)\n", s, why);
-    return -1;
-}
+#define OFF(f) offsetof(struct memory_args, f)
 
-static int positional(struct memory_args *a, const char *s)
-{
-    if (!a->action)
-        a->action = s;
-    else if (strcmp(a->action, "show") == 0 && !a->version)
-        a->version = s;
-    else
-        return bad(s, "unexpected argument");
-    return 0;
-}
+static const struct aka_opt flags[] = {
+    {.name = "--workspace",
+     .off = OFF(ws),
+     .metavar = "DIR",
+     .help = "the campaign workspace (default: $ATREX_AKA_WORKSPACE, else the current "
+             "directory when it holds .aka/campaign.json or memory/)"},
+    {.name = "--json",
+     .off = OFF(json),
+     .kind = AKA_OPT_BOOL,
+     .help = "list: print a JSON array; latest/show always print JSON"},
+    {.name = NULL},
+};
 
-static int check_action(const struct memory_args *a)
+static int check_action(struct memory_args *a, struct aka_err *err)
 {
+    a->action = a->words.n ? a->words.v[0] : NULL;
+    a->version = a->words.n > 1 ? a->words.v[1] : NULL;
     if (!a->action)
-        return bad("memory", "expected latest, show vN or list");
+        return USAGE_ERROR(err, "memory: expected latest, show vN or list (see aka memory --help)");
     if (strcmp(a->action, "latest") && strcmp(a->action, "show") && strcmp(a->action, "list"))
-        return bad(a->action, "unknown action; expected latest, show vN or list");
+        return USAGE_ERROR(err, "memory: %s: unknown action; expected latest, show vN or list",
+                           a->action);
     if (strcmp(a->action, "show") == 0 && !a->version)
-        return bad("show", "expected a version such as v3");
+        return USAGE_ERROR(err, "memory: show: expected a version such as v3");
+    if (strcmp(a->action, "show") != 0 && a->version)
+        return USAGE_ERROR(err, "memory: '%s': unexpected argument (see aka memory --help)",
+                           a->version);
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct memory_args *a)
+/* 0 parsed, 1 help printed, -1 usage error. */
+static int parse_args(int argc, char **argv, struct memory_args *a, struct aka_err *err)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int rc = 0;
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0)
-            a->help = true;
-        else if (strcmp(s, "--json") == 0)
-            a->json = true;
-        else if (strcmp(s, "--workspace") == 0 && i + 1 < argc)
-            a->ws = argv[++i];
-        else if (strncmp(s, "--workspace=", 12) == 0)
-            a->ws = s + 12;
-        else if (s[0] != '-')
-            rc = positional(a, s);
-        else
-            rc = bad(s, strcmp(s, "--workspace") == 0 ? "expected a directory after it"
-                                                      : "unknown argument");
-        if (rc < 0)
-            return -1;
-    }
-    return a->help ? 0 : check_action(a);
+    struct aka_opt_group groups[] = {{.table = flags, .base = a}, {0}};
+    static const struct aka_opt_doc doc = {"memory", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups, .args = &a->words, .max_args = 2};
+    int rc = aka_opts_parse(&c, argc, argv, 1, err);
+    return rc == 0 ? check_action(a, err) : rc;
 }
 
 static void print_record(const struct aka_memory_record *m)
@@ -138,19 +128,15 @@ static int one(const struct memory_args *a, const char *ws, struct aka_err *err)
 int cmd_memory(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
     struct aka_err err = AKA_ERR_INIT;
-    struct memory_args a = {0};
+    struct memory_args a = {.words = STRVEC_INIT};
     struct strbuf ws = STRBUF_INIT;
-    int rc;
+    int rc = parse_args(argc, argv, &a, &err);
     (void)ctx;
-    if (parse_args(argc, argv, &a) < 0)
-        return AKA_EXIT_USAGE;
-    if (a.help) {
-        usage(stdout);
-        return 0;
-    }
-    rc = aka_report_find_workspace(a.ws, false, &ws, &err);
+    if (rc == 0)
+        rc = aka_report_find_workspace(a.ws, false, &ws, &err);
     if (rc == 0)
         rc = strcmp(a.action, "list") == 0 ? list(ws.buf, a.json, &err) : one(&a, ws.buf, &err);
     strbuf_release(&ws);
+    strvec_clear(&a.words);
     return rc < 0 ? aka_err_report(&err) : 0;
 }

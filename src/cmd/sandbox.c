@@ -12,7 +12,6 @@
 #include "base/proc.h"
 #include "sandbox/sandbox.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,57 +25,148 @@ static const char usage_text[] =
     "processes, no capabilities), a read-only system, a clean environment, and a\n"
     "wall-clock limit. Prints the command's stdout/stderr and exits with its status\n"
     "(124 when the time limit ends it).\n"
-    "\n"
-    "options:\n"
-    "  --input PATH[=DEST]     ship a file, or a directory recursively (regular files\n"
-    "                          only; .git, .aka, memory, credentials, ... are never\n"
-    "                          shipped); DEST defaults to PATH's name, '.' = job root\n"
-    "  --ro-input PATH[=DEST]  the same, but immutable inside the job\n"
-    "  --sync PATH             bring PATH (relative to the job dir) back after the run\n"
-    "                          into --artifact-dir; '..', absolute paths and symlinks\n"
-    "                          are refused\n"
-    "  --artifact-dir DIR      where --sync paths land (default: the current directory)\n"
-    "  -e, --env NAME=VALUE    add to the job's clean environment\n"
-    "  --timeout S             wall-clock limit in seconds (default 600)\n"
-    "  --gpus N                expose N GPUs (/dev/nvidia0..N-1 only; default 0)\n"
-    "  --runtime-bind SRC[=DST]  bind a host directory read-only (a Python env or\n"
-    "                          toolkit outside /usr); homes, /etc, /root, credential\n"
-    "                          dirs and broad roots are refused\n"
-    "  --kind K                run, profile, check or dev (default dev)\n"
-    "  --stdout-cap BYTES      stdout bytes kept (default 4 MiB); --stderr-cap likewise\n"
-    "  --pids-max N            process/thread limit through a pids cgroup when the host\n"
-    "                          has one (default 4096; 0: none)\n"
-    "  --json                  print the result as one JSON object instead of the output\n"
-    "  --dry-run               print the bwrap command line that would run, run nothing\n"
-    "  -v, --verbose           also print the job's notes on stderr\n"
+    "\n";
+
+static const char notes_text[] =
     "\n"
     "exit status: the command's; 124 on timeout; 2 when the job is refused (bad\n"
     "path, never-shipped file, unsafe bind, an --input inside .aka/, memory/ or\n"
     ".git/); 75 when the environment cannot run it (bwrap missing or broken, GPU\n"
     "node absent, --sandbox-tmp unusable, a transport this build does not have\n"
     "yet); 130/143 on SIGINT/SIGTERM (the job's processes are ended and its\n"
-    "directories removed).\n"
-    "\n"
-    "transport (the same flags as aka eval and aka optimize):\n";
+    "directories removed).\n";
 
 struct run_opts {
     struct aka_sandbox_job job;
     struct aka_transport_opts transport;
     struct strvec skipped;
-    bool json, dry_run, verbose;
+    struct strvec inputs, ro_inputs, syncs, envs, binds;
+    const char *kind, *artifact_dir;
+    long stdout_cap, stderr_cap;
+    bool json, dry_run, verbose, help;
 };
 
-static int parse_long(const char *flag, const char *s, long lo, long hi, long *out,
-                      struct aka_err *err)
+static const char *const kinds[] = {"run", "profile", "check", "dev", NULL};
+
+/* The defaults below are sandbox.h's, spelled as they are typed. */
+_Static_assert(AKA_SBX_DEFAULT_TIMEOUT_S == 600, "--timeout's default");
+_Static_assert(AKA_SBX_DEFAULT_OUT_CAP == 4194304, "--stdout-cap's default");
+_Static_assert(AKA_SBX_DEFAULT_PIDS_MAX == 4096, "--pids-max's default");
+
+#define OFF(f) offsetof(struct run_opts, f)
+
+static const struct aka_opt flags[] = {
+    {.name = "--input",
+     .off = OFF(inputs),
+     .kind = AKA_OPT_LIST,
+     .metavar = "PATH[=DEST]",
+     .help = "ship a file, or a directory recursively (regular files only; .git, .aka, "
+             "memory, credentials, ... are never shipped); DEST defaults to PATH's name, "
+             "'.' = job root"},
+    {.name = "--ro-input",
+     .off = OFF(ro_inputs),
+     .kind = AKA_OPT_LIST,
+     .metavar = "PATH[=DEST]",
+     .help = "the same, but immutable inside the job"},
+    {.name = "--sync",
+     .off = OFF(syncs),
+     .kind = AKA_OPT_LIST,
+     .metavar = "PATH",
+     .help = "bring PATH (relative to the job dir) back after the run into --artifact-dir; "
+             "'..', absolute paths and symlinks are refused"},
+    {.name = "--artifact-dir",
+     .off = OFF(artifact_dir),
+     .metavar = "DIR",
+     .help = "where --sync paths land (default: the current directory)"},
+    {.name = "--env",
+     .alias = "-e",
+     .off = OFF(envs),
+     .kind = AKA_OPT_LIST,
+     .metavar = "NAME=VALUE",
+     .help = "add to the job's clean environment"},
+    {.name = "--timeout",
+     .off = OFF(job.timeout_s),
+     .kind = AKA_OPT_LONG,
+     .lo = 1,
+     .hi = AKA_SBX_MAX_TIMEOUT_S,
+     .def = "600",
+     .metavar = "S",
+     .help = "wall-clock limit in seconds"},
+    {.name = "--gpus",
+     .off = OFF(job.gpu_count),
+     .kind = AKA_OPT_INT,
+     .lo = 0,
+     .hi = AKA_SBX_MAX_GPUS,
+     .def = "0",
+     .metavar = "N",
+     .help = "expose N GPUs (/dev/nvidia0..N-1 only)"},
+    {.name = "--runtime-bind",
+     .off = OFF(binds),
+     .kind = AKA_OPT_LIST,
+     .metavar = "SRC[=DST]",
+     .help = "bind a host directory read-only (a Python env or toolkit outside /usr); "
+             "homes, /etc, /root, credential dirs and broad roots are refused"},
+    {.name = "--kind",
+     .off = OFF(kind),
+     .kind = AKA_OPT_CHOICE,
+     .choices = kinds,
+     .def = "dev",
+     .metavar = "K",
+     .help = "the job's kind"},
+    {.name = "--stdout-cap",
+     .off = OFF(stdout_cap),
+     .kind = AKA_OPT_LONG,
+     .lo = 1,
+     .hi = 1L << 30,
+     .def = "4194304",
+     .metavar = "BYTES",
+     .help = "stdout bytes kept"},
+    {.name = "--stderr-cap",
+     .off = OFF(stderr_cap),
+     .kind = AKA_OPT_LONG,
+     .lo = 1,
+     .hi = 1L << 30,
+     .def = "4194304",
+     .metavar = "BYTES",
+     .help = "stderr bytes kept"},
+    {.name = "--pids-max",
+     .off = OFF(job.pids_max),
+     .kind = AKA_OPT_LONG,
+     .lo = 0,
+     .hi = 1 << 22,
+     .def = "4096",
+     .metavar = "N",
+     .help = "process/thread limit through a pids cgroup when the host has one (0: none)"},
+    {.name = "--json",
+     .off = OFF(json),
+     .kind = AKA_OPT_BOOL,
+     .help = "print the result as one JSON object instead of the output"},
+    {.name = "--dry-run",
+     .off = OFF(dry_run),
+     .kind = AKA_OPT_BOOL,
+     .help = "print the bwrap command line that would run, run nothing"},
+    {.name = "--verbose",
+     .alias = "-v",
+     .off = OFF(verbose),
+     .kind = AKA_OPT_BOOL,
+     .help = "also print the job's notes on stderr"},
+    {.name = NULL},
+};
+
+/* Its own flags, then the transport's; the first argument that is not a flag (or
+ * everything after "--") is the command. groups must have room for three. */
+static void command(struct run_opts *o, struct aka_opt_group *groups, struct aka_opt_cmd *c)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected an integer in %ld..%ld; got '%s'",
-                           flag, lo, hi, s);
-    *out = v;
-    return 0;
+    groups[0] = (struct aka_opt_group){flags, o, NULL, "options", false};
+    groups[1] = aka_transport_opts_group(&o->transport,
+                                         "transport (the same flags as aka eval and aka optimize)");
+    groups[2] = (struct aka_opt_group){0};
+    static const struct aka_opt_doc doc = {"sandbox run", usage_text, notes_text};
+    *c = (struct aka_opt_cmd){.doc = &doc,
+                              .groups = groups,
+                              .args = &o->job.argv,
+                              .args_end_flags = true,
+                              .help = &o->help};
 }
 
 /* PATH[=DEST]: an argument naming an existing path is all PATH. */
@@ -94,127 +184,69 @@ static void split_input(const char *arg, struct strbuf *path, const char **dest)
     *dest = eq + 1;
 }
 
-static int add_input(struct run_opts *o, const char *arg, bool ro, struct aka_err *err)
+static int add_inputs(struct run_opts *o, const struct strvec *list, bool ro, struct aka_err *err)
 {
     struct strbuf path = STRBUF_INIT;
     const char *dest;
-    split_input(arg, &path, &dest);
-    int rc = aka_sandbox_job_add_input(&o->job, path.buf, dest, ro, &o->skipped, err);
-    if (rc < 0)
-        aka_err_prefix(err, "--input %s", arg);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < list->n; i++) {
+        split_input(list->v[i], &path, &dest);
+        rc = aka_sandbox_job_add_input(&o->job, path.buf, dest, ro, &o->skipped, err);
+        if (rc < 0)
+            aka_err_prefix(err, "--input %s", list->v[i]);
+    }
     strbuf_release(&path);
     return rc;
 }
 
-/* Numeric flags; returns 1 when `flag` was one of them, -1 on a bad value, 0 otherwise. */
-static int number_flag(struct aka_sandbox_job *j, const char *flag, const char *v,
-                       struct aka_err *err)
-{
-    long n = 0;
-    if (!strcmp(flag, "--timeout"))
-        return parse_long(flag, v, 1, AKA_SBX_MAX_TIMEOUT_S, &j->timeout_s, err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "--pids-max"))
-        return parse_long(flag, v, 0, 1 << 22, &j->pids_max, err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "--gpus")) {
-        if (parse_long(flag, v, 0, AKA_SBX_MAX_GPUS, &n, err) < 0)
-            return -1;
-        j->gpu_count = (int)n;
-        return 1;
-    }
-    bool out = !strcmp(flag, "--stdout-cap");
-    if (!out && strcmp(flag, "--stderr-cap"))
-        return 0;
-    if (parse_long(flag, v, 1, 1L << 30, &n, err) < 0)
-        return -1;
-    *(out ? &j->stdout_cap : &j->stderr_cap) = (size_t)n;
-    return 1;
-}
-
-/* Flags that take a value; returns 1 when `flag` was one of them. */
-static int value_flag(struct run_opts *o, const char *flag, const char *v, struct aka_err *err)
+/* The parsed values into the job (each kind of value checked by the job model). */
+static int build_job(struct run_opts *o, struct aka_err *err)
 {
     struct aka_sandbox_job *j = &o->job;
-    if (!strcmp(flag, "--input") || !strcmp(flag, "--ro-input"))
-        return add_input(o, v, !strcmp(flag, "--ro-input"), err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "--sync"))
-        return aka_sandbox_job_add_artifact(j, v, err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "-e") || !strcmp(flag, "--env"))
-        return aka_sandbox_job_add_env(j, v, err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "--runtime-bind"))
-        return aka_sandbox_job_add_bind(j, v, err) < 0 ? -1 : 1;
-    if (!strcmp(flag, "--kind"))
-        return aka_sandbox_kind_parse(v, &j->kind) == 0
-                   ? 1
-                   : aka_err_set(err, AKA_EXIT_USAGE,
-                                 "--kind: expected run, profile, check or dev; got '%s'", v);
-    if (!strcmp(flag, "--artifact-dir")) {
-        free(j->artifact_dir);
-        j->artifact_dir = aka_xstrdup(v);
-        return 1;
-    }
-    return number_flag(j, flag, v, err);
-}
-
-static bool bool_flag(struct run_opts *o, const char *flag)
-{
-    if (!strcmp(flag, "--json"))
-        return (o->json = true);
-    if (!strcmp(flag, "--dry-run"))
-        return (o->dry_run = true);
-    if (!strcmp(flag, "-v") || !strcmp(flag, "--verbose"))
-        return (o->verbose = true);
-    return false;
-}
-
-/* Split "--flag=value"; returns the value or NULL. */
-static const char *inline_value(const char *arg, struct strbuf *flag)
-{
-    const char *eq = arg[0] == '-' && arg[1] == '-' ? strchr(arg, '=') : NULL;
-    strbuf_reset(flag);
-    strbuf_add(flag, arg, eq ? (size_t)(eq - arg) : strlen(arg));
-    return eq ? eq + 1 : NULL;
-}
-
-static int parse_one(struct run_opts *o, int argc, char **argv, int *i, struct aka_err *err)
-{
-    int rc = aka_transport_opts_parse_one(&o->transport, argc, argv, i, err);
-    if (rc != 0)
-        return rc < 0 ? -1 : 0;
-    struct strbuf flag = STRBUF_INIT;
-    const char *v = inline_value(argv[*i], &flag);
-    if (!v && bool_flag(o, flag.buf))
-        goto out;
-    if (!v && *i + 1 < argc)
-        v = argv[++*i];
-    rc = v ? value_flag(o, flag.buf, v, err) : 0;
-    if (rc == 0)
-        rc = aka_err_set(err, AKA_EXIT_USAGE, "unknown option or missing value: '%s'", flag.buf);
-    rc = rc < 0 ? -1 : 0;
-out:
-    strbuf_release(&flag);
-    return rc;
+    if (add_inputs(o, &o->inputs, false, err) < 0 || add_inputs(o, &o->ro_inputs, true, err) < 0)
+        return -1;
+    for (size_t i = 0; i < o->syncs.n; i++)
+        if (aka_sandbox_job_add_artifact(j, o->syncs.v[i], err) < 0)
+            return -1;
+    for (size_t i = 0; i < o->envs.n; i++)
+        if (aka_sandbox_job_add_env(j, o->envs.v[i], err) < 0)
+            return -1;
+    for (size_t i = 0; i < o->binds.n; i++)
+        if (aka_sandbox_job_add_bind(j, o->binds.v[i], err) < 0)
+            return -1;
+    aka_sandbox_kind_parse(o->kind, &j->kind); /* one of the table's choices */
+    j->stdout_cap = (size_t)o->stdout_cap;
+    j->stderr_cap = (size_t)o->stderr_cap;
+    if (o->artifact_dir || j->artifacts.n)
+        j->artifact_dir = aka_xstrdup(o->artifact_dir ? o->artifact_dir : ".");
+    return 0;
 }
 
 static int parse_run(struct run_opts *o, int argc, char **argv, struct aka_err *err)
 {
-    int i = 2;
-    for (; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            i++;
-            break;
-        }
-        if (argv[i][0] != '-')
-            break;
-        if (parse_one(o, argc, argv, &i, err) < 0)
-            return -1;
-    }
-    for (; i < argc; i++)
-        strvec_push(&o->job.argv, argv[i]);
+    struct aka_opt_group groups[3];
+    struct aka_opt_cmd c;
+    command(o, groups, &c);
+    if (aka_opts_parse(&c, argc, argv, 2, err) < 0)
+        return -1;
+    if (o->help)
+        return 0;
     if (!o->job.argv.n)
-        return aka_err_set(err, AKA_EXIT_USAGE, "no command given (aka sandbox run -- CMD ...)");
-    if (o->job.artifacts.n && !o->job.artifact_dir)
-        o->job.artifact_dir = aka_xstrdup(".");
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "sandbox run: no command given (aka sandbox run -- CMD ...)");
+    if (build_job(o, err) < 0)
+        return -1;
     return aka_transport_opts_validate(&o->transport, NULL, err);
+}
+
+static void print_help(FILE *out)
+{
+    struct run_opts o;
+    struct aka_opt_group groups[3];
+    struct aka_opt_cmd c;
+    memset(&o, 0, sizeof(o));
+    command(&o, groups, &c);
+    aka_opts_print_help(&c, out);
 }
 
 static void print_notes(const struct run_opts *o, const struct aka_sandbox_result *res)
@@ -305,6 +337,18 @@ static int run_job(struct run_opts *o)
     return code;
 }
 
+static void release(struct run_opts *o)
+{
+    aka_sandbox_job_release(&o->job);
+    aka_transport_opts_release(&o->transport);
+    strvec_clear(&o->skipped);
+    strvec_clear(&o->inputs);
+    strvec_clear(&o->ro_inputs);
+    strvec_clear(&o->syncs);
+    strvec_clear(&o->envs);
+    strvec_clear(&o->binds);
+}
+
 static int cmd_sandbox_run(int argc, char **argv)
 {
     struct run_opts o;
@@ -313,37 +357,27 @@ static int cmd_sandbox_run(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     aka_sandbox_job_init(&o.job, AKA_SBX_DEV);
     aka_transport_opts_init(&o.transport);
-    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage_text, stdout);
-            aka_transport_opts_print_help(stdout);
-            aka_sandbox_job_release(&o.job);
-            return 0;
-        }
-    if (parse_run(&o, argc, argv, &err) < 0) {
+    if (parse_run(&o, argc, argv, &err) < 0)
         rc = aka_err_report(&err);
-        fputs("(see 'aka sandbox run --help')\n", stderr);
-    } else {
+    else if (o.help)
+        rc = 0; /* the help is printed */
+    else
         rc = o.dry_run ? dry_run(&o, &err) : run_job(&o);
-    }
-    aka_sandbox_job_release(&o.job);
-    aka_transport_opts_release(&o.transport);
-    strvec_clear(&o.skipped);
+    release(&o);
     return rc;
 }
 
 int cmd_sandbox(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
+    static const char *const subs[] = {"run", NULL};
+    struct aka_err err = AKA_ERR_INIT;
     (void)ctx;
-    if (argc >= 2 && strcmp(argv[1], "run") == 0)
-        return cmd_sandbox_run(argc, argv);
     if (argc >= 2 &&
         (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
-        fputs(usage_text, stdout);
+        print_help(stdout);
         return 0;
     }
-    fputs(usage_text, stderr);
-    if (argc >= 2)
-        fprintf(stderr, "\naka sandbox: unknown subcommand '%s'\n", argv[1]);
-    return AKA_EXIT_USAGE;
+    if (aka_opts_subcommand("sandbox", subs, argc, argv, &err) < 0)
+        return aka_err_report(&err);
+    return cmd_sandbox_run(argc, argv);
 }

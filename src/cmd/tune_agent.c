@@ -6,9 +6,9 @@
  */
 #include "agents/tuner.h"
 #include "base/fs.h"
+#include "base/opts.h"
 #include "cmd/cmd.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,111 +21,106 @@ static const char usage_text[] =
     "commits the best configuration as the kernel's defaults and hands off\n"
     "(candidate_ready, or pivot when nothing beat the incumbent or the space is\n"
     "exhausted). Runs inside an episode: ATREX_AKA_WORKSPACE must be set.\n"
-    "\n"
-    "  --brief FILE              the episode brief (kind, episode, memory version)\n"
-    "  --worktree DIR            default $ATREX_AKA_WORKTREE, else the current directory\n"
-    "  --episode-kind K          fast, full or goal (default: the brief's title)\n"
-    "  --trials N                trials per episode (default: in a fast episode\n"
-    "                            $ATREX_AKA_FAST_TRIALS, the supervisor's --fast-trials;\n"
-    "                            else 5)\n"
-    "  --min-improvement-pct P   margin over the incumbent to hand off (default 1)\n"
-    "  --episode N               default $ATREX_AKA_EPISODE, else the brief's\n"
-    "  --memory-version N        default the brief's memory/vN, else latest + 1\n"
-    "  --journal FILE            default <worktree>/.aka/journal.json\n"
-    "  --handoff FILE            default <worktree>/.aka/handoff.json\n"
-    "  --effort E                accepted for the agents runtime; the tuner ignores it\n"
-    "  --shape-id ID, --timed-runs N, --warmup N, --multi-seed N,\n"
-    "  --sandbox-isolation M     passed to every `aka eval`\n"
+    "\n";
+static const char notes_text[] =
     "\n"
     "exit status: 0 once a handoff is written, 2 on bad input, 75 when the\n"
     "evaluator's environment is unavailable, 1 otherwise.\n";
 
-struct tune_cli {
-    struct aka_tune_agent_opts o;
-    struct strvec eval_args;
-    const char *trials, *pct, *episode, *memver, *effort;
-    bool help;
+/* The flags handed on to every `aka eval`, in the order given per flag. */
+struct eval_lists {
+    struct strvec shape_id, timed_runs, warmup, multi_seed, isolation;
 };
 
-static int parse_num(const char *flag, const char *s, double lo, double *out, struct aka_err *err)
-{
-    char *end;
-    errno = 0;
-    double v = s ? strtod(s, &end) : 0;
-    if (!s || errno || end == s || *end || v < lo || v > 1e9)
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a number >= %g; got '%s'", flag, lo,
-                           s ? s : "");
-    *out = v;
-    return 0;
-}
+struct tune_cli {
+    struct aka_tune_agent_opts o;
+    struct eval_lists ev;
+    struct strvec eval_args;
+    const char *effort;
+};
 
-/* Flags whose value goes to the tuner itself. */
-static const char **own_slot(struct tune_cli *t, const char *flag)
-{
-    static const char *const names[] = {
-        "--brief",   "--worktree", "--episode-kind", "--trials",         "--min-improvement-pct",
-        "--episode", "--journal",  "--handoff",      "--memory-version", "--effort",
-        NULL};
-    const char **slots[] = {&t->o.brief, &t->o.worktree, &t->o.kind,    &t->trials, &t->pct,
-                            &t->episode, &t->o.journal,  &t->o.handoff, &t->memver, &t->effort};
-    for (size_t i = 0; names[i]; i++)
-        if (strcmp(flag, names[i]) == 0)
-            return slots[i];
-    return NULL;
-}
-
-static bool eval_flag(const char *flag)
-{
-    static const char *const names[] = {"--shape-id",   "--timed-runs",        "--warmup",
-                                        "--multi-seed", "--sandbox-isolation", NULL};
-    for (size_t i = 0; names[i]; i++)
-        if (strcmp(flag, names[i]) == 0)
-            return true;
-    return false;
-}
-
-static int parse_args(int argc, char **argv, struct tune_cli *t, struct aka_err *err)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = own_slot(t, a);
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            t->help = true;
-            continue;
-        }
-        if (!slot && !eval_flag(a))
-            return aka_err_set(err, AKA_EXIT_USAGE,
-                               "%s: unknown argument (see aka tune-agent --help)", a);
-        if (i + 1 >= argc)
-            return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a value after it", a);
-        if (slot) {
-            *slot = argv[++i];
-        } else {
-            strvec_push(&t->eval_args, a);
-            strvec_push(&t->eval_args, argv[++i]);
-        }
+#define OFF(f) offsetof(struct tune_cli, f)
+#define STR(flag, field, meta, text)                                                               \
+    {                                                                                              \
+        .name = flag, .off = OFF(field), .metavar = meta, .help = text                             \
     }
-    return 0;
+#define EVAL(flag, field, meta)                                                                    \
+    {                                                                                              \
+        .name = flag, .off = OFF(ev.field), .kind = AKA_OPT_LIST, .metavar = meta,                 \
+        .help = "passed to every `aka eval`"                                                       \
+    }
+
+static const struct aka_opt flags[] = {
+    STR("--brief", o.brief, "FILE", "the episode brief (kind, episode, memory version); required"),
+    STR("--worktree", o.worktree, "DIR", "default $ATREX_AKA_WORKTREE, else the current directory"),
+    STR("--episode-kind", o.kind, "K", "fast, full or goal (default: the brief's title)"),
+    {.name = "--trials",
+     .off = OFF(o.trials),
+     .kind = AKA_OPT_INT,
+     .lo = 1,
+     .hi = 1e9,
+     .def = "0",
+     .metavar = "N",
+     .help = "trials per episode (default: in a fast episode $ATREX_AKA_FAST_TRIALS, the "
+             "supervisor's --fast-trials; else 5)"},
+    {.name = "--min-improvement-pct",
+     .off = OFF(o.min_improvement_pct),
+     .kind = AKA_OPT_DBL,
+     .lo = 0,
+     .hi = 1e9,
+     .def = "1",
+     .metavar = "P",
+     .help = "margin over the incumbent to hand off"},
+    {.name = "--episode",
+     .off = OFF(o.episode),
+     .kind = AKA_OPT_LL,
+     .lo = 0,
+     .hi = 1e9,
+     .def = "-1",
+     .metavar = "N",
+     .help = "default $ATREX_AKA_EPISODE, else the brief's"},
+    {.name = "--memory-version",
+     .off = OFF(o.memory_version),
+     .kind = AKA_OPT_LL,
+     .lo = 0,
+     .hi = 1e9,
+     .def = "-1",
+     .metavar = "N",
+     .help = "default the brief's memory/vN, else latest + 1"},
+    STR("--journal", o.journal, "FILE", "default <worktree>/.aka/journal.json"),
+    STR("--handoff", o.handoff, "FILE", "default <worktree>/.aka/handoff.json"),
+    STR("--effort", effort, "E", "accepted for the agents runtime; the tuner ignores it"),
+    EVAL("--shape-id", shape_id, "ID"),
+    EVAL("--timed-runs", timed_runs, "N"),
+    EVAL("--warmup", warmup, "N"),
+    EVAL("--multi-seed", multi_seed, "N"),
+    EVAL("--sandbox-isolation", isolation, "M"),
+    {.name = NULL},
+};
+
+/* "--flag VALUE" pairs for `aka eval`, from the lists above. */
+static void eval_args(struct tune_cli *t)
+{
+    static const char *const names[] = {"--shape-id", "--timed-runs", "--warmup", "--multi-seed",
+                                        "--sandbox-isolation"};
+    struct strvec *lists[] = {&t->ev.shape_id, &t->ev.timed_runs, &t->ev.warmup, &t->ev.multi_seed,
+                              &t->ev.isolation};
+    for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+        for (size_t i = 0; i < lists[k]->n; i++)
+            strvec_pushv(&t->eval_args, (const char *const[]){names[k], lists[k]->v[i], NULL});
+        strvec_clear(lists[k]);
+    }
 }
 
 static int finish_opts(struct tune_cli *t, struct strbuf *self, struct aka_err *err)
 {
-    double trials = 0, pct = 1, ep = -1, mv = -1; /* trials 0: the tuner's default */
-    if ((t->trials && parse_num("--trials", t->trials, 1, &trials, err) < 0) ||
-        (t->pct && parse_num("--min-improvement-pct", t->pct, 0, &pct, err) < 0) ||
-        (t->episode && parse_num("--episode", t->episode, 0, &ep, err) < 0) ||
-        (t->memver && parse_num("--memory-version", t->memver, 0, &mv, err) < 0))
-        return -1;
     if (!t->o.brief)
-        return aka_err_set(err, AKA_EXIT_USAGE, "--brief FILE is required (see --help)");
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "tune-agent: --brief FILE is required (see --help)");
     /* The same binary evaluates: /proc/self/exe, never a name looked up in PATH. */
     if (aka_realpath("/proc/self/exe", self, err) < 0)
         return -1;
     t->o.aka_bin = self->buf;
-    t->o.trials = (int)trials;
-    t->o.min_improvement_pct = pct;
-    t->o.episode = (long long)ep;
-    t->o.memory_version = (long long)mv;
     t->o.eval_args = &t->eval_args;
     return 0;
 }
@@ -135,13 +130,15 @@ int cmd_tune_agent(int argc, char **argv, const struct aka_app_ctx *ctx)
     struct tune_cli t;
     struct strbuf self = STRBUF_INIT;
     struct aka_err err = AKA_ERR_INIT;
-    int rc;
+    struct aka_opt_group groups[] = {{.table = flags, .base = &t}, {0}};
+    static const struct aka_opt_doc doc = {"tune-agent", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
     (void)ctx;
     memset(&t, 0, sizeof(t));
-    if (parse_args(argc, argv, &t, &err) < 0)
-        rc = aka_err_report(&err);
-    else if (t.help)
-        rc = (fputs(usage_text, stdout), 0);
+    int rc = aka_opts_parse(&c, argc, argv, 1, &err);
+    eval_args(&t);
+    if (rc != 0)
+        rc = rc < 0 ? aka_err_report(&err) : 0;
     else if (finish_opts(&t, &self, &err) < 0)
         rc = aka_err_report(&err);
     else

@@ -4,6 +4,7 @@
  */
 #include "wiki/wiki.h"
 #include "base/error.h"
+#include "base/opts.h"
 #include "base/strbuf.h"
 #include "cmd/cmd.h"
 
@@ -15,7 +16,7 @@ struct wiki_args {
     struct aka_wiki_query q;
     struct aka_wiki_config cfg;
     const char *out, *name;
-    bool json, help;
+    bool json;
     struct strvec words; /* positional arguments */
 };
 
@@ -31,11 +32,6 @@ static const char usage_main[] =
     "Plugins come from <repo-root>/runtime/plugins, $XDG_DATA_HOME/aka/plugins\n"
     "(default ~/.local/share/aka/plugins) and <workspace>/.aka-plugins.\n";
 
-static const char usage_common[] =
-    "  --workspace DIR   also load DIR/.aka-plugins/* (default $ATREX_AKA_WORKSPACE)\n"
-    "  --cache-dir DIR   where the index lives (default $XDG_CACHE_HOME/aka or ~/.cache/aka)\n"
-    "  --json            print JSON instead of text\n";
-
 static const char usage_query[] =
     "usage: aka wiki query [TEXT...] [--vendor V] [--arch A] [--chip C] [--framework F]\n"
     "                      [--family F] [--kind K] [--limit N] [--json]\n\n"
@@ -43,109 +39,81 @@ static const char usage_query[] =
     "scope. Spellings are folded: cute-dsl = cutedsl = CuteDSL, sm_90 = hopper,\n"
     "\"rms norm\" = rmsnorm, H200 = h200. Unknown filter values are errors that\n"
     "name the nearest valid value (exit 2); an empty result says which filter\n"
-    "emptied it. Every result names its record id, plugin, file:line and source.\n\n"
-    "  --vendor V     nvidia, amd, cpu, generic (generic records always match)\n"
-    "  --arch A       ampere, ada, hopper, blackwell, cdna3, x86-64, ... or sm_90, gfx942\n"
-    "  --chip C       h100, h200, b200, a100, l20, l40s, mi300x, mi308x, x86-cpu, ...\n"
-    "  --framework F  triton, gluon, cutedsl, cuda, tilelang, flydsl, c\n"
-    "  --family F     elementwise, reduction, norm, softmax, gemm, attention, moe,\n"
-    "                 quantization, rope\n"
-    "  --kind K       fact, technique, pitfall, reference\n"
-    "  --limit N      at most N results (default 8, at most 200)\n";
+    "emptied it. Every result names its record id, plugin, file:line and source.\n\n";
 
 static const char usage_show[] = "usage: aka wiki show ID [--json]\n\n"
-                                 "Print one record in full with its attribution.\n";
+                                 "Print one record in full with its attribution.\n\n";
 static const char usage_check[] =
     "usage: aka wiki check [--json]\n\n"
     "Validate every discovered plugin afresh: manifests, record schema, sources,\n"
-    "duplicate ids and dangling related ids. Exit 1 and list them on problems.\n";
+    "duplicate ids and dangling related ids. Exit 1 and list them on problems.\n\n";
 static const char usage_import[] =
     "usage: aka wiki import DIR --out PLUGIN_DIR [--name NAME]\n\n"
     "Convert a store in upstream gpu-wiki format (kernel records clean-1.3,\n"
     "hardware records hw-1.0) into a plugin directory (default name: imported-wiki).\n"
     "Install it by copying PLUGIN_DIR into ~/.local/share/aka/plugins/ or\n"
-    "<workspace>/.aka-plugins/.\n";
+    "<workspace>/.aka-plugins/.\n\n";
 static const char usage_plugins[] = "usage: aka wiki plugins [--json]\n\n"
                                     "List discovered plugins with their fingerprints, and "
-                                    "skipped ones with reasons.\n";
+                                    "skipped ones with reasons.\n\n";
 
-/* The flag's value slot, or NULL when the flag takes no value / is unknown. */
-static const char **value_slot(struct wiki_args *a, const char *flag)
-{
-    static const char *const names[] = {"--vendor", "--arch", "--chip",      "--framework",
-                                        "--family", "--kind", "--workspace", "--cache-dir",
-                                        "--out",    "--name", "--limit",     NULL};
-    static const char *limit_text;
-    const char **slots[] = {&a->q.vendor, &a->q.arch, &a->q.chip,        &a->q.framework,
-                            &a->q.family, &a->q.kind, &a->cfg.workspace, &a->cfg.cache_dir,
-                            &a->out,      &a->name,   &limit_text};
-    for (int i = 0; names[i]; i++)
-        if (strcmp(flag, names[i]) == 0)
-            return slots[i];
-    return NULL;
-}
-
-static int parse_limit(const char *s, int *out, struct aka_err *err)
-{
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < 1 || v > AKA_WIKI_LIMIT_MAX)
-        return aka_err_set(err, AKA_EXIT_USAGE, "--limit: expected 1..%d; got \"%s\"",
-                           AKA_WIKI_LIMIT_MAX, s);
-    *out = (int)v;
-    return 0;
-}
-
-/* Is flag allowed for this subcommand? `allowed` is a space-separated list. */
-static bool allowed_flag(const char *allowed, const char *flag)
-{
-    size_t n = strlen(flag);
-    for (const char *p = strstr(allowed, flag); p; p = strstr(p + 1, flag))
-        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
-static int take_flag(struct wiki_args *a, int argc, char **argv, int *i, const char *allowed,
-                     struct aka_err *err)
-{
-    char flag[64];
-    const char *arg = argv[*i], *eq = strchr(arg, '='), *val;
-    snprintf(flag, sizeof(flag), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-    if (strcmp(flag, "--json") == 0 && !eq && allowed_flag(allowed, flag))
-        return a->json = true, 0;
-    const char **slot = allowed_flag(allowed, flag) ? value_slot(a, flag) : NULL;
-    if (!slot)
-        return aka_err_set(err, AKA_EXIT_USAGE, "unknown flag '%s' (see --help)", arg);
-    if (eq)
-        val = eq + 1;
-    else if (*i + 1 < argc)
-        val = argv[++*i];
-    else
-        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a value", flag);
-    *slot = val;
-    if (strcmp(flag, "--limit") == 0)
-        return parse_limit(val, &a->q.limit, err);
-    return 0;
-}
-
-static int parse(int argc, char **argv, const char *allowed, struct wiki_args *a,
-                 struct aka_err *err)
-{
-    bool rest = false;
-    for (int i = 2; i < argc; i++) {
-        if (!rest && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0))
-            a->help = true;
-        else if (!rest && strcmp(argv[i], "--") == 0)
-            rest = true;
-        else if (!rest && argv[i][0] == '-' && argv[i][1]) {
-            if (take_flag(a, argc, argv, &i, allowed, err) < 0)
-                return -1;
-        } else
-            strvec_push(&a->words, argv[i]);
+#define OFF(f) offsetof(struct wiki_args, f)
+#define FILTER(flag, field, meta, text)                                                            \
+    {                                                                                              \
+        .name = flag, .off = OFF(q.field), .metavar = meta, .help = text                           \
     }
-    return 0;
-}
+
+_Static_assert(AKA_WIKI_LIMIT_DEFAULT == 8, "--limit's default");
+
+static const struct aka_opt query_flags[] = {
+    FILTER("--vendor", vendor, "V", "nvidia, amd, cpu, generic (generic records always match)"),
+    FILTER("--arch", arch, "A",
+           "ampere, ada, hopper, blackwell, cdna3, x86-64, ... or sm_90, gfx942"),
+    FILTER("--chip", chip, "C", "h100, h200, b200, a100, l20, l40s, mi300x, mi308x, x86-cpu, ..."),
+    FILTER("--framework", framework, "F", "triton, gluon, cutedsl, cuda, tilelang, flydsl, c"),
+    FILTER("--family", family, "F",
+           "elementwise, reduction, norm, softmax, gemm, attention, moe, "
+           "quantization, rope"),
+    FILTER("--kind", kind, "K", "fact, technique, pitfall, reference"),
+    {.name = "--limit",
+     .off = OFF(q.limit),
+     .kind = AKA_OPT_INT,
+     .lo = 1,
+     .hi = AKA_WIKI_LIMIT_MAX,
+     .def = "8",
+     .metavar = "N",
+     .help = "at most N results, 1 to 200"},
+    {.name = NULL},
+};
+
+static const struct aka_opt common_flags[] = {
+    {.name = "--workspace",
+     .off = OFF(cfg.workspace),
+     .metavar = "DIR",
+     .help = "also load DIR/.aka-plugins/* (default $ATREX_AKA_WORKSPACE)"},
+    {.name = "--cache-dir",
+     .off = OFF(cfg.cache_dir),
+     .metavar = "DIR",
+     .help = "where the index lives (default $XDG_CACHE_HOME/aka or ~/.cache/aka)"},
+    {.name = "--json",
+     .off = OFF(json),
+     .kind = AKA_OPT_BOOL,
+     .help = "print JSON instead of text"},
+    {.name = NULL},
+};
+
+static const struct aka_opt import_flags[] = {
+    {.name = "--out",
+     .off = OFF(out),
+     .metavar = "PLUGIN_DIR",
+     .help = "the plugin directory to write; required"},
+    {.name = "--name",
+     .off = OFF(name),
+     .def = "imported-wiki",
+     .metavar = "NAME",
+     .help = "the plugin's name"},
+    {.name = NULL},
+};
 
 static int print_json(json_t *v)
 {
@@ -250,8 +218,7 @@ static int run_import(struct wiki_args *a)
         return AKA_EXIT_USAGE;
     }
     aka_wiki_import_report_init(&rep);
-    int rc =
-        aka_wiki_import(a->words.v[0], a->out, a->name ? a->name : "imported-wiki", &rep, &err);
+    int rc = aka_wiki_import(a->words.v[0], a->out, a->name, &rep, &err);
     for (size_t i = 0; i < rep.notes.n; i++)
         fprintf(stderr, "aka wiki import: %s\n", rep.notes.v[i]);
     if (rc < 0)
@@ -287,52 +254,58 @@ static int run_plugins(struct wiki_args *a)
 
 struct subcommand {
     const char *name;
-    const char *flags;
+    const struct aka_opt *flags; /* its own, before the common ones (NULL: none) */
+    bool common;                 /* also --workspace, --cache-dir, --json */
     const char *usage;
     int (*run)(struct wiki_args *a);
 };
 
 static const struct subcommand subs[] = {
-    {"query",
-     "--vendor --arch --chip --framework --family --kind --limit --json --workspace --cache-dir",
-     usage_query, run_query},
-    {"show", "--json --workspace --cache-dir", usage_show, run_show},
-    {"check", "--json --workspace --cache-dir", usage_check, run_check},
-    {"import", "--out --name", usage_import, run_import},
-    {"plugins", "--json --workspace --cache-dir", usage_plugins, run_plugins},
-    {NULL, NULL, NULL, NULL},
+    {"query", query_flags, true, usage_query, run_query},
+    {"show", NULL, true, usage_show, run_show},
+    {"check", NULL, true, usage_check, run_check},
+    {"import", import_flags, false, usage_import, run_import},
+    {"plugins", NULL, true, usage_plugins, run_plugins},
 };
+static const char *const sub_names[] = {"query", "show", "check", "import", "plugins", NULL};
 
 static int dispatch(const struct subcommand *s, int argc, char **argv,
                     const struct aka_app_ctx *ctx)
 {
-    struct wiki_args a;
+    struct wiki_args a = {.words = STRVEC_INIT};
     struct aka_err err = AKA_ERR_INIT;
-    memset(&a, 0, sizeof(a));
+    struct aka_opt_group groups[3] = {{0}}, *g = groups;
+    char name[32];
+    snprintf(name, sizeof(name), "wiki %s", s->name);
+    if (s->flags)
+        *g++ = (struct aka_opt_group){.table = s->flags, .base = &a};
+    if (s->common)
+        *g++ = (struct aka_opt_group){.table = common_flags, .base = &a};
+    const struct aka_opt_doc doc = {name, s->usage, NULL};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups, .args = &a.words};
     a.cfg.repo_root = ctx->repo_root;
-    int rc = parse(argc, argv, s->flags, &a, &err);
-    if (rc < 0) {
-        rc = aka_err_report(&err);
-    } else if (a.help) {
-        printf("%s%s", s->usage, strcmp(s->name, "import") ? usage_common : "");
-        rc = 0;
-    } else {
+    int rc = aka_opts_parse(&c, argc, argv, 2, &err);
+    if (rc != 0)
+        rc = rc < 0 ? aka_err_report(&err) : 0;
+    else
         rc = s->run(&a);
-    }
     strvec_clear(&a.words);
     return rc;
 }
 
 int cmd_wiki(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        fputs(usage_main, argc < 2 ? stderr : stdout);
-        return argc < 2 ? AKA_EXIT_USAGE : AKA_EXIT_OK;
+    struct aka_err err = AKA_ERR_INIT;
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                      strcmp(argv[1], "help") == 0)) {
+        fputs(usage_main, stdout);
+        return AKA_EXIT_OK;
     }
-    for (const struct subcommand *s = subs; s->name; s++)
-        if (strcmp(argv[1], s->name) == 0)
-            return dispatch(s, argc, argv, ctx);
-    fprintf(stderr, "aka wiki: unknown command '%s'\n\n%s", argv[1], usage_main);
-    return AKA_EXIT_USAGE;
+    int k = aka_opts_subcommand("wiki", sub_names, argc, argv, &err);
+    if (k < 0) {
+        aka_err_report(&err);
+        fputs(usage_main, stderr);
+        return AKA_EXIT_USAGE;
+    }
+    return dispatch(&subs[k], argc, argv, ctx);
 }

@@ -4,6 +4,7 @@
  * Adding a subcommand means one line in `apps` and one file in src/cmd/.
  */
 #include "base/fs.h"
+#include "base/opts.h"
 #include "core/core.h"
 
 #include <stdio.h>
@@ -50,6 +51,26 @@ const struct aka_app *aka_app_find(const char *name)
     return NULL;
 }
 
+/* Core's own flags: before the application name, and (--repo-root) right after it. */
+struct core_args {
+    const char *repo_root;
+    bool version, help;
+    struct strvec rest; /* the application and its arguments */
+};
+
+static const struct aka_opt global_flags[] = {
+    {.name = "--version",
+     .off = offsetof(struct core_args, version),
+     .kind = AKA_OPT_BOOL,
+     .help = "print aka's version"},
+    {.name = "--repo-root",
+     .off = offsetof(struct core_args, repo_root),
+     .metavar = "DIR",
+     .help = "the asset tree (default: $ATREX_AKA_HOME, then the installed share/aka, then "
+             "the source tree aka was built from)"},
+    {.name = NULL},
+};
+
 static void print_help(FILE *out)
 {
     fprintf(out, "usage: aka [--version] [--help] <application> [--repo-root DIR] [--] [flags]\n\n"
@@ -59,108 +80,107 @@ static void print_help(FILE *out)
                  "applications:\n");
     for (const struct aka_app *a = apps; a->name; a++)
         fprintf(out, "  %-12s %s\n", a->name, a->summary);
-    fprintf(out, "\nRun 'aka <application> --help' for its flags.\n"
-                 "--repo-root DIR selects the asset tree (default: $ATREX_AKA_HOME, then\n"
-                 "the installed share/aka, then the source tree aka was built from).\n");
+    struct aka_opt_group groups[] = {{.table = global_flags, .title = "flags"}, {0}};
+    static const struct aka_opt_doc doc = {"", NULL, NULL};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
+    fputc('\n', out);
+    aka_opts_print_help(&c, out);
+    fprintf(out, "\nRun 'aka <application> --help' for its flags.\n");
 }
 
 /*
  * Strip core's own options that may follow the application name:
  * `--repo-root DIR` / `--repo-root=DIR`, then an optional `--`. What remains
- * belongs to the application. Returns the index of the first application
- * argument, or -1 on a usage error.
+ * (from the first argument that is not core's) belongs to the application.
  */
-static int strip_core_options(int argc, char **argv, const char **repo_root, struct aka_err *err)
+static int strip_core_options(int argc, char **argv, struct core_args *a, struct aka_err *err)
 {
-    int i = 1;
-    while (i < argc) {
-        if (strcmp(argv[i], "--repo-root") == 0) {
-            if (i + 1 >= argc)
-                return aka_err_set(err, AKA_EXIT_USAGE, "--repo-root: expected a directory");
-            *repo_root = argv[i + 1];
-            i += 2;
-        } else if (strncmp(argv[i], "--repo-root=", 12) == 0) {
-            *repo_root = argv[i] + 12;
-            i++;
-        } else {
-            break;
-        }
-    }
-    if (i < argc && strcmp(argv[i], "--") == 0)
-        i++;
-    return i;
+    /* global_flags without its first row: after the name only --repo-root is core's. */
+    struct aka_opt_group groups[] = {{.table = global_flags + 1, .base = a}, {0}};
+    const struct aka_opt_doc doc = {argv[0], NULL, NULL};
+    struct aka_opt_cmd c = {
+        .doc = &doc, .groups = groups, .args = &a->rest, .stop_at_unknown = true};
+    return aka_opts_parse(&c, argc, argv, 1, err);
 }
 
 static int run_app(const struct aka_app *app, int argc, char **argv, const char *repo_flag)
 {
     struct aka_err err = AKA_ERR_INIT;
     struct strbuf root = STRBUF_INIT;
-    const char *repo_root = repo_flag;
-    int first = strip_core_options(argc, argv, &repo_root, &err);
-    int rc;
-
-    if (first < 0 || aka_resolve_repo_root(repo_root, &root, &err) < 0) {
+    struct core_args a = {.repo_root = repo_flag, .rest = STRVEC_INIT};
+    struct strvec app_argv = STRVEC_INIT;
+    int rc = strip_core_options(argc, argv, &a, &err);
+    if (rc < 0 || aka_resolve_repo_root(a.repo_root, &root, &err) < 0) {
         strbuf_release(&root);
+        strvec_clear(&a.rest);
         return aka_err_report(&err);
     }
     /* The application sees its own name as argv[0] followed by its flags. */
-    int app_argc = argc - first + 1;
-    char **app_argv = aka_xcalloc((size_t)app_argc + 1, sizeof(char *));
-    app_argv[0] = argv[0];
-    for (int i = first; i < argc; i++)
-        app_argv[i - first + 1] = argv[i];
+    strvec_push(&app_argv, argv[0]);
+    for (size_t i = 0; i < a.rest.n; i++)
+        strvec_push(&app_argv, a.rest.v[i]);
     struct aka_app_ctx ctx = {root.buf, AKA_VERSION};
-    rc = app->run(app_argc, app_argv, &ctx);
-    free(app_argv);
+    rc = app->run((int)app_argv.n, app_argv.v, &ctx);
+    strvec_clear(&app_argv);
+    strvec_clear(&a.rest);
     strbuf_release(&root);
     return rc;
 }
 
+/* `aka help [APP]`. */
+static int help_for(const struct core_args *a)
+{
+    if (a->rest.n < 2) {
+        print_help(stdout);
+        return 0;
+    }
+    const struct aka_app *app = aka_app_find(a->rest.v[1]);
+    if (!app) {
+        fprintf(stderr, "aka: '%s' is not an aka application (see 'aka --help')\n", a->rest.v[1]);
+        return AKA_EXIT_USAGE;
+    }
+    char *help_argv[] = {a->rest.v[1], "--help", NULL};
+    return run_app(app, 2, help_argv, a->repo_root);
+}
+
+static int dispatch(const struct core_args *a)
+{
+    if (strcmp(a->rest.v[0], "help") == 0)
+        return help_for(a);
+    const struct aka_app *app = aka_app_find(a->rest.v[0]);
+    if (!app) {
+        fprintf(stderr, "aka: '%s' is not an aka application (see 'aka --help')\n", a->rest.v[0]);
+        return AKA_EXIT_USAGE;
+    }
+    return run_app(app, (int)a->rest.n, a->rest.v, a->repo_root);
+}
+
 int aka_main(int argc, char **argv)
 {
-    const char *repo_flag = NULL;
-    int i = 1;
-
-    /* Global options before the application name. */
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            print_help(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--version") == 0) {
-            printf("aka %s\n", AKA_VERSION);
-            return 0;
-        }
-        if (strcmp(argv[i], "--repo-root") == 0 && i + 1 < argc) {
-            repo_flag = argv[++i];
-            continue;
-        }
-        fprintf(stderr, "aka: unknown option '%s'\n\n", argv[i]);
+    struct core_args a = {.rest = STRVEC_INIT};
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_opt_group groups[] = {{.table = global_flags, .base = &a}, {0}};
+    static const struct aka_opt_doc doc = {"", NULL, NULL};
+    struct aka_opt_cmd c = {
+        .doc = &doc, .groups = groups, .args = &a.rest, .args_end_flags = true, .help = &a.help};
+    int rc = aka_opts_parse(&c, argc, argv, 1, &err);
+    if (rc < 0) {
+        aka_err_report(&err);
+        fputc('\n', stderr);
         print_help(stderr);
-        return AKA_EXIT_USAGE;
-    }
-    if (i >= argc) {
+        rc = AKA_EXIT_USAGE;
+    } else if (a.help) {
+        print_help(stdout);
+        rc = 0;
+    } else if (a.version) {
+        printf("aka %s\n", AKA_VERSION);
+        rc = 0;
+    } else if (!a.rest.n) {
         print_help(stderr);
-        return AKA_EXIT_USAGE;
+        rc = AKA_EXIT_USAGE;
+    } else {
+        rc = dispatch(&a);
     }
-    if (strcmp(argv[i], "help") == 0) {
-        if (i + 1 >= argc) {
-            print_help(stdout);
-            return 0;
-        }
-        const struct aka_app *app = aka_app_find(argv[i + 1]);
-        if (!app) {
-            fprintf(stderr, "aka: '%s' is not an aka application (see 'aka --help')\n",
-                    argv[i + 1]);
-            return AKA_EXIT_USAGE;
-        }
-        char *help_argv[] = {argv[i + 1], "--help", NULL};
-        return run_app(app, 2, help_argv, repo_flag);
-    }
-    const struct aka_app *app = aka_app_find(argv[i]);
-    if (!app) {
-        fprintf(stderr, "aka: '%s' is not an aka application (see 'aka --help')\n", argv[i]);
-        return AKA_EXIT_USAGE;
-    }
-    return run_app(app, argc - i, argv + i, repo_flag);
+    strvec_clear(&a.rest);
+    return rc;
 }

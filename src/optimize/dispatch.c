@@ -13,6 +13,7 @@
  * 128 + the signal.
  */
 #include "base/fs.h"
+#include "base/opts.h"
 #include "base/proc.h"
 #include "base/proctree.h"
 #include "bootstrap/bootstrap.h"
@@ -86,33 +87,16 @@ struct child {
     bool started;
 };
 
-/* The flags the parent passes on unchanged: all but --framework (and a suffix, re-made). */
-static bool dropped_flag(const char *arg, bool *takes_value)
-{
-    static const char *const names[] = {"--framework", "--workspace-suffix", NULL};
-    for (size_t i = 0; names[i]; i++) {
-        size_t n = strlen(names[i]);
-        if (strncmp(arg, names[i], n) == 0 && (arg[n] == '\0' || arg[n] == '=')) {
-            *takes_value = arg[n] == '\0';
-            return true;
-        }
-    }
-    return false;
-}
-
 static int child_argv(struct child *c, const struct aka_optimize_opts *o, int argc, char **argv,
                       const char *self, const char *repo_root, struct aka_err *err)
 {
     struct strbuf slug = STRBUF_INIT;
     strvec_pushv(&c->argv,
                  (const char *const[]){self, "optimize", "--repo-root", repo_root, "--", NULL});
-    for (int i = 1; i < argc; i++) {
-        bool value = false;
-        if (dropped_flag(argv[i], &value))
-            i += value;
-        else
-            strvec_push(&c->argv, argv[i]);
-    }
+    /* The flags the parent passes on unchanged: all but --framework (and a suffix,
+     * re-made). */
+    static const char *const dropped[] = {"--framework", "--workspace-suffix", NULL};
+    aka_opts_argv_without(argc, argv, 1, dropped, &c->argv);
     strvec_pushv(&c->argv, (const char *const[]){"--framework", c->framework, NULL});
     int rc = 0;
     /* A given suffix would name one workspace for every child: each gets its own. */

@@ -25,6 +25,7 @@
 #define AKA_SANDBOX_SANDBOX_H
 
 #include "base/error.h"
+#include "base/opts.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "platform/platform.h"
@@ -300,9 +301,10 @@ struct aka_transport_opts {
 
 void aka_transport_opts_init(struct aka_transport_opts *o);
 void aka_transport_opts_release(struct aka_transport_opts *o);
-/* argv[*i] is a transport flag: 1 (value stored), 0 not one, -1 bad value (code 2). */
-int aka_transport_opts_parse_one(struct aka_transport_opts *o, int argc, char **argv, int *i,
-                                 struct aka_err *err);
+/* The transport flags as one group of a command's parser (base/opts.h), storing
+ * into o, under the help heading title. Defaults come from the table; the
+ * environment is applied by aka_transport_opts_validate. */
+struct aka_opt_group aka_transport_opts_group(struct aka_transport_opts *o, const char *title);
 bool aka_transport_opt_given(const struct aka_transport_opts *o, const char *flag);
 /*
  * After parsing: take the environment's values for absent flags, resolve the transport
@@ -313,8 +315,6 @@ bool aka_transport_opt_given(const struct aka_transport_opts *o, const char *fla
  */
 int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platform,
                                 struct aka_err *err);
-/* The transport flags' help lines. */
-void aka_transport_opts_print_help(FILE *out);
 /*
  * The transport the validated options describe (validated here first, without a
  * platform, when the caller did not); o must outlive t. Code 75 when the

@@ -22,46 +22,102 @@ static const char *const profiles[] = {"pre", "prod", NULL};
 
 #define OFF(f) offsetof(struct aka_transport_opts, f)
 
-/* clang-format off */
 static const struct aka_opt flags[] = {
-    {"--sandbox", OFF(sandbox), kinds, 0, 0, AKA_OPT_CHOICE, 0, "T",
-     "evaluation transport: local (default), ssh, gateway, slurm", NULL, false},
-    {"--sandbox-isolation", OFF(isolation), isolations, 0, 0, AKA_OPT_CHOICE, 0, "M",
-     "local jobs: bwrap (default) or none (no isolation; recorded in every result)", NULL, false},
-    {"--sandbox-tmp", OFF(tmp), NULL, 0, 0, AKA_OPT_STR, 0, "DIR",
-     "local: where job directories are created (default $TMPDIR, else /tmp)", NULL, false},
-    {"--sandbox-ssh", OFF(ssh), NULL, 0, 0, AKA_OPT_STR, 0, "USER@HOST",
-     "run jobs on this host over OpenSSH (implies --sandbox ssh)", "ATREX_SANDBOX_SSH", false},
-    {"--sandbox-ssh-gpu", OFF(ssh_gpu), NULL, 0, AKA_SBX_MAX_GPUS - 1, AKA_OPT_INT, 0, "N",
-     "ssh: the remote GPU index, 0..31 (required with ssh)", "ATREX_SANDBOX_SSH_GPU", false},
-    {"--sandbox-ssh-runtime-bind", OFF(ssh_runtime_binds), NULL, 0, 0, AKA_OPT_LIST, 0,
-     "SRC[=DST]", "ssh: remote runtime directory bound read-only into jobs (repeatable; "
-     "the environment variable holds a JSON array)", "ATREX_SANDBOX_SSH_RUNTIME_BINDS", false},
-    {"--sandbox-ssh-init", OFF(ssh_init), NULL, 0, 0, AKA_OPT_STR, 0, "CMD",
-     "ssh: shell command run on the remote host before each job", "ATREX_SANDBOX_SSH_INIT",
-     false},
-    {"--sandbox-health-command", OFF(health_command), NULL, 0, 0, AKA_OPT_STR, 0, "CMD",
-     "ssh: GPU health probe; its failure is the machine's (exit 75)",
-     "ATREX_SANDBOX_HEALTH_COMMAND", false},
-    {"--sandbox-url", OFF(url), NULL, 0, 0, AKA_OPT_STR, 0, "URL",
-     "gateway URL, http:// or https:// (implies --sandbox gateway)", "ATREX_SANDBOX_URL", false},
-    {"--sandbox-profile", OFF(profile), profiles, 0, 0, AKA_OPT_CHOICE, 0, "P",
-     "gateway endpoint profile; exclusive with --sandbox-url (implies --sandbox gateway)",
-     "ATREX_SANDBOX_PROFILE", false},
-    {"--sandbox-hardware", OFF(hardware), NULL, 0, 0, AKA_OPT_STR, 0, "H",
-     "gateway: the GPU token jobs are scheduled on (default: the platform)", "ATREX_SANDBOX_GPU",
-     false},
-    {"--slurm-partition", OFF(slurm_partition), NULL, 0, 0, AKA_OPT_STR, 0, "P",
-     "slurm: partition (required with --sandbox slurm)", NULL, false},
-    {"--slurm-account", OFF(slurm_account), NULL, 0, 0, AKA_OPT_STR, 0, "A", "slurm: account",
-     NULL, false},
-    {"--slurm-qos", OFF(slurm_qos), NULL, 0, 0, AKA_OPT_STR, 0, "Q", "slurm: quality of service",
-     NULL, false},
-    {"--slurm-time", OFF(slurm_time), NULL, 0, 0, AKA_OPT_STR, 0, "T",
-     "slurm: time limit per job", NULL, false},
-    {NULL, 0, NULL, 0, 0, AKA_OPT_STR, 0, NULL, NULL, NULL, false},
+    {.name = "--sandbox",
+     .off = OFF(sandbox),
+     .kind = AKA_OPT_CHOICE,
+     .choices = kinds,
+     .def = "local",
+     .metavar = "T",
+     .help = "evaluation transport"},
+    {.name = "--sandbox-isolation",
+     .off = OFF(isolation),
+     .kind = AKA_OPT_CHOICE,
+     .choices = isolations,
+     .def = "bwrap",
+     .metavar = "M",
+     .help = "local jobs: bwrap, or none (no isolation; recorded in every result)"},
+    {.name = "--sandbox-tmp",
+     .off = OFF(tmp),
+     .kind = AKA_OPT_STR,
+     .metavar = "DIR",
+     .help = "local: where job directories are created (default $TMPDIR, else /tmp)"},
+    {.name = "--sandbox-ssh",
+     .off = OFF(ssh),
+     .kind = AKA_OPT_STR,
+     .env = "ATREX_SANDBOX_SSH",
+     .metavar = "USER@HOST",
+     .help = "run jobs on this host over OpenSSH (implies --sandbox ssh)"},
+    {.name = "--sandbox-ssh-gpu",
+     .off = OFF(ssh_gpu),
+     .kind = AKA_OPT_INT,
+     .lo = 0,
+     .hi = AKA_SBX_MAX_GPUS - 1,
+     .def = "-1",
+     .env = "ATREX_SANDBOX_SSH_GPU",
+     .metavar = "N",
+     .help = "ssh: the remote GPU index, 0..31 (required with ssh)"},
+    {.name = "--sandbox-ssh-runtime-bind",
+     .off = OFF(ssh_runtime_binds),
+     .kind = AKA_OPT_LIST,
+     .env = "ATREX_SANDBOX_SSH_RUNTIME_BINDS",
+     .metavar = "SRC[=DST]",
+     .help = "ssh: remote runtime directory bound read-only into jobs (repeatable; the "
+             "environment variable holds a JSON array)"},
+    {.name = "--sandbox-ssh-init",
+     .off = OFF(ssh_init),
+     .kind = AKA_OPT_STR,
+     .env = "ATREX_SANDBOX_SSH_INIT",
+     .metavar = "CMD",
+     .help = "ssh: shell command run on the remote host before each job"},
+    {.name = "--sandbox-health-command",
+     .off = OFF(health_command),
+     .kind = AKA_OPT_STR,
+     .env = "ATREX_SANDBOX_HEALTH_COMMAND",
+     .metavar = "CMD",
+     .help = "ssh: GPU health probe; its failure is the machine's (exit 75)"},
+    {.name = "--sandbox-url",
+     .off = OFF(url),
+     .kind = AKA_OPT_STR,
+     .env = "ATREX_SANDBOX_URL",
+     .metavar = "URL",
+     .help = "gateway URL, http:// or https:// (implies --sandbox gateway)"},
+    {.name = "--sandbox-profile",
+     .off = OFF(profile),
+     .kind = AKA_OPT_CHOICE,
+     .choices = profiles,
+     .env = "ATREX_SANDBOX_PROFILE",
+     .metavar = "P",
+     .help = "gateway endpoint profile; exclusive with --sandbox-url (implies --sandbox "
+             "gateway)"},
+    {.name = "--sandbox-hardware",
+     .off = OFF(hardware),
+     .kind = AKA_OPT_STR,
+     .env = "ATREX_SANDBOX_GPU",
+     .metavar = "H",
+     .help = "gateway: the GPU token jobs are scheduled on (default: the platform)"},
+    {.name = "--slurm-partition",
+     .off = OFF(slurm_partition),
+     .kind = AKA_OPT_STR,
+     .metavar = "P",
+     .help = "slurm: partition (required with --sandbox slurm)"},
+    {.name = "--slurm-account",
+     .off = OFF(slurm_account),
+     .kind = AKA_OPT_STR,
+     .metavar = "A",
+     .help = "slurm: account"},
+    {.name = "--slurm-qos",
+     .off = OFF(slurm_qos),
+     .kind = AKA_OPT_STR,
+     .metavar = "Q",
+     .help = "slurm: quality of service"},
+    {.name = "--slurm-time",
+     .off = OFF(slurm_time),
+     .kind = AKA_OPT_STR,
+     .metavar = "T",
+     .help = "slurm: time limit per job"},
+    {.name = NULL},
 };
-/* clang-format on */
 
 _Static_assert(sizeof(flags) / sizeof(flags[0]) <= AKA_TRANSPORT_MAX_FLAGS,
                "AKA_TRANSPORT_MAX_FLAGS is too small for the transport table");
@@ -74,9 +130,7 @@ static const char *const selectors[][2] = {
 void aka_transport_opts_init(struct aka_transport_opts *o)
 {
     memset(o, 0, sizeof(*o));
-    o->sandbox = "local";
-    o->isolation = "bwrap";
-    o->ssh_gpu = -1;
+    aka_opt_defaults(flags, o);
 }
 
 void aka_transport_opts_release(struct aka_transport_opts *o)
@@ -84,10 +138,10 @@ void aka_transport_opts_release(struct aka_transport_opts *o)
     strvec_clear(&o->ssh_runtime_binds);
 }
 
-int aka_transport_opts_parse_one(struct aka_transport_opts *o, int argc, char **argv, int *i,
-                                 struct aka_err *err)
+struct aka_opt_group aka_transport_opts_group(struct aka_transport_opts *o, const char *title)
 {
-    return aka_opt_parse_one(flags, o, o->given, argc, argv, i, err);
+    /* The environment is validation's: an episode forbids the variables that choose. */
+    return (struct aka_opt_group){flags, o, o->given, title, true};
 }
 
 bool aka_transport_opt_given(const struct aka_transport_opts *o, const char *flag)
@@ -276,11 +330,6 @@ int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platfo
         return aka_err_set(err, AKA_EXIT_USAGE, "--sandbox slurm: needs --slurm-partition P");
     o->validated = true;
     return 0;
-}
-
-void aka_transport_opts_print_help(FILE *out)
-{
-    aka_opt_print_help(flags, out);
 }
 
 const char *aka_transport_kind_name(enum aka_transport_kind k)

@@ -90,7 +90,7 @@ expect_bad 'wiki_refs\[0\]: expected a wiki record id' "$AKA" journal append --e
 expect_bad '--experiment-json: required' "$AKA" journal append
 expect_bad '--experiment-json: expected a value' "$AKA" journal append --experiment-json
 expect_bad 'frob: unknown action' "$AKA" journal frob
-expect_bad '--bogus: unexpected argument' "$AKA" journal append --bogus
+expect_bad 'journal: --bogus: unknown flag' "$AKA" journal append --bogus
 expect_bad '--state: expected candidate_ready, pivot or blocked; got "done"' \
     "$AKA" journal finalize --state done --outcome-json '{"summary":"s"}'
 expect_bad '--state: expected candidate_ready, pivot or blocked; got "in_progress"' \

@@ -10,8 +10,8 @@
 # rank), so the graph has no cycles. Also: only base/ may call fork/exec or
 # rename(2) directly — process and atomic-file plumbing live there; only
 # evaluator/ builds evaluation jobs (the harness it ships, the jobs it runs);
-# and inside a module no two files depend on each other, directly or around a
-# cycle (a file depends on the files that define the functions it calls).
+# only base/opts walks a command line; and inside a module no two files depend on
+# each other, directly or around a cycle (a file depends on the files that define the functions it calls).
 set -euo pipefail
 : "${AKA_SOURCE_DIR:?}"
 cd "$AKA_SOURCE_DIR/src"
@@ -49,6 +49,12 @@ fi
 if code_only '\baka_sandbox_(run|job_add_file|job_add_tree)\s*\(' |
     grep -vE '^\./(evaluator|sandbox)/|^\./cmd/sandbox\.c:'; then
   echo "layering: sandbox jobs built or run outside evaluator/ and aka sandbox run (above)"; bad=1
+fi
+# Command lines: only the parser (base/opts*.c) walks argv. Everyone else declares a
+# flag table and calls aka_opts_parse, so no file indexes argv with a variable or runs
+# a loop bounded by argc (argv[1], a subcommand's name, is fine).
+if code_only '\bargv\[[A-Za-z_]|\b(for|while)\s*\(.*\bargc\b' | grep -vE '^\./base/opts(_cli)?\.c:'; then
+  echo "layering: argv walked outside base/opts (above): declare a flag table instead"; bad=1
 fi
 # No cycles among the files of one module (comments and string literals aside).
 python3 - . <<'PY' || bad=1

@@ -196,7 +196,7 @@ bad "--plan: required" "$AKA_BIN" ask-codex
 bad "--plan $T/missing.md: not a readable regular file" "$AKA_BIN" ask-codex --plan "$T/missing.md"
 bad "--plan $T/empty.md: the file is empty" "$AKA_BIN" ask-qoder --plan "$T/empty.md"
 bad "--evidence $T/missing.txt" "$AKA_BIN" ask-codex --plan "$T/plan.md" --evidence "$T/missing.txt"
-bad "--timeout: expected a positive whole number" "$AKA_BIN" ask-codex --plan "$T/plan.md" --timeout 0
+bad "ask-codex: --timeout: expected an integer in \\[1, " "$AKA_BIN" ask-codex --plan "$T/plan.md" --timeout 0
 bad "ATREX_ASK_CODEX_TIMEOUT=\"soon\"" env ATREX_ASK_CODEX_TIMEOUT=soon "$AKA_BIN" ask-codex --plan "$T/plan.md"
 mkdir -p "$T/ws5"
 bad "ATREX_PLAN_REVIEW_PROBE_TIMEOUT=\"-1\"" env ATREX_PLAN_REVIEW_PROBE_TIMEOUT=-1 \

@@ -36,14 +36,10 @@ static int parse(struct aka_transport_opts *o, const char *const *args, struct a
     for (; args && args[argc - 1]; argc++)
         argv[argc] = (char *)args[argc - 1];
     aka_transport_opts_init(o);
-    for (int i = 1; i < argc; i++) {
-        int hit = aka_transport_opts_parse_one(o, argc, argv, &i, err);
-        if (hit < 0)
-            return -1;
-        if (hit == 0)
-            fail_msg("%s is not a transport flag", argv[i]);
-    }
-    return 0;
+    struct aka_opt_group groups[] = {aka_transport_opts_group(o, NULL), {0}};
+    static const struct aka_opt_doc doc = {"test", NULL, NULL};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
+    return aka_opts_parse(&c, argc, argv, 1, err);
 }
 
 /* Parse, validate (platform "nvidia/h200") and open; the exit code, or 0. */
