@@ -66,6 +66,7 @@ help "wiki show" cmd/wiki.c:common_flags
 help "wiki check" cmd/wiki.c:common_flags
 help "wiki plugins" cmd/wiki.c:common_flags
 help "wiki import" cmd/wiki.c:import_flags
+help "policy check" cmd/policy.c:check_flags
 
 # bad WANT CMD ARGS...: exit 2, one line on stderr containing WANT (fixed text); aka
 # optimize adds its "nothing was written" line.
@@ -80,7 +81,7 @@ bad() {
 
 for cmd in eval "sandbox run" optimize inspect status memory trace journal handoff \
   agent-session tune-agent ask-codex ask-qoder plan-reviewers "wiki query" "wiki show" \
-  "wiki check" "wiki plugins" "wiki import"; do
+  "wiki check" "wiki plugins" "wiki import" "policy check"; do
   # shellcheck disable=SC2086
   bad "aka: $cmd: --no-such-flag: unknown flag (see aka $cmd --help)" $cmd --no-such-flag x
 done
@@ -106,6 +107,7 @@ bad "ask-qoder: --timeout: expected an integer in [1, " ask-qoder --plan p --tim
 bad "plan-reviewers: --workspace: expected a value (WS)" plan-reviewers --workspace
 bad "wiki query: --limit: expected an integer in [1, 200]; got '0'" wiki query x --limit 0
 bad "wiki import: --out: expected a value (PLUGIN_DIR)" wiki import d --out
+bad "policy check: --json: takes no value; got 'yes'" policy check --json=yes
 bad "sandbox: 'frob': unknown subcommand; expected one of run" sandbox frob
 set +e; "$AKA_BIN" wiki frob >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e # then wiki's usage
 [ "$rc" = 2 ] && head -1 "$tmp/err" |
@@ -121,3 +123,11 @@ set +e; "$AKA_BIN" --repo-root >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e
 [ "$rc" = 2 ] && head -1 "$tmp/err" | grep -qF "aka: --repo-root: expected a value (DIR)" ||
   fail "aka --repo-root: exit $rc: $(head -1 "$tmp/err")"
 echo "ok: aka's own flags"
+
+# Every application `aka --help` lists has its --help checked above (a new command
+# must be added here).
+for app in $("$AKA_BIN" --help | sed -n '/^applications:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
+  grep -qE "^help \"?$app( |\"|$)" "$AKA_SOURCE_DIR/tests/integration/cli_options.sh" ||
+    fail "aka $app is not covered by cli_options.sh"
+done
+echo "ok: every application is covered"

@@ -121,8 +121,8 @@ bad_input "expects a CUDA source" check --framework cuda --kernel "$clean_py"
 bad_input "$tmp/kernel.txt" check --framework c --kernel "$tmp/kernel.txt"
 bad_input "--framework" check --kernel "$clean_py"
 bad_input "--kernel" check --framework triton --kernel
-bad_input "unknown argument" check --framework triton --kernel "$clean_py" --jsn
-bad_input "expected the subcommand check" lint
+bad_input "--jsn: unknown flag" check --framework triton --kernel "$clean_py" --jsn
+bad_input "'lint': unknown subcommand; expected one of check" lint
 "$AKA_BIN" policy --help | grep -q "aka policy check --framework F --kernel FILE" ||
     fail "policy --help does not show the usage"
 
