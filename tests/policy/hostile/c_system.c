@@ -10,7 +10,8 @@ int aka_kernel(const aka_tensor *inputs, int n_in, aka_tensor *outputs, int n_ou
 {
     (void)params;
     int64_t n = aka_numel(&inputs[0]);
-    if (system("true") != 0) return AKA_ERR_UNSUPPORTED;
+    if (system("true") != 0)
+        return AKA_ERR_UNSUPPORTED;
     for (int64_t i = 0; i < n; i++)
         ((float *)outputs[0].data)[i] = ((const float *)inputs[0].data)[i];
     return AKA_OK;
