@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char dirs[6][512]; /* worktree, view, home, workspace, extra, home/.claude */
 
@@ -214,8 +215,10 @@ static void t_python_prefix(void **state)
     const char *saved = getenv("PATH");
     char *old = saved ? strdup(saved) : NULL;
     (void)state;
-    /* Not under /tmp: a job's /tmp is its own tmpfs, so a prefix there is never bound. */
-    snprintf(venv, sizeof(venv), "%s/test-confine-venv", AKA_BUILD_DIR);
+    /* Not under /tmp: a job's /tmp is its own tmpfs, so a prefix there is never bound
+     * (and a build directory may itself be under /tmp: a checkout there). */
+    const char *base = strncmp(AKA_BUILD_DIR, "/tmp/", 5) == 0 ? "/var/tmp" : AKA_BUILD_DIR;
+    snprintf(venv, sizeof(venv), "%s/test-confine-venv-%ld", base, (long)getpid());
     snprintf(py, sizeof(py), "%s/bin/python3", venv);
     snprintf(path, sizeof(path), "%s/bin", venv);
     assert_int_equal(aka_mkdir_p(path, 0755, &err), 0);
