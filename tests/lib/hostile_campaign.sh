@@ -54,7 +54,10 @@ setup_hostile() {
   FAST_KERNEL=$(cat "$OP/seeds/C/kernel.c")
   WRONG_KERNEL=${FAST_KERNEL//x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]}
   MINUS_KERNEL=${WRONG_KERNEL//x\[i\] + y\[i\]/x[i] - y[i]} # x - y everywhere, tail included
-  SLOW_KERNEL=${FAST_KERNEL//z\[i + u\] = /for (int rep = 0; rep < 12; rep++) ((volatile float *)z)[i + u] = }
+  # 48 volatile stores per element: far slower than V0 (the slow reference, six), so that
+  # "slower" survives a loaded machine's noise in the reference's latency, which the
+  # score divides by (12 once measured +12.6% by score, -39.5% by latency, at load ~3).
+  SLOW_KERNEL=${FAST_KERNEL//z\[i + u\] = /for (int rep = 0; rep < 48; rep++) ((volatile float *)z)[i + u] = }
   [ "$WRONG_KERNEL" != "$FAST_KERNEL" ] && [ "$MINUS_KERNEL" != "$WRONG_KERNEL" ] &&
     [ "$SLOW_KERNEL" != "$FAST_KERNEL" ] || fail "could not derive the kernels from the seed"
   USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
