@@ -322,6 +322,24 @@ static bool take_latencies(struct abba *a, const struct aka_optimize_opts *o,
     return true;
 }
 
+/* Run (rep, slot) into the verification's runs; one that did not pass carries its own
+ * first failure, so a rejected verification can be read from its record. */
+static void record_run(struct abba *a, size_t rep, int slot, const struct aka_eval_outcome *out)
+{
+    const char *side = slot == 1 || slot == 2 ? "candidate" : "incumbent"; /* I C C I */
+    json_t *run = json_pack("{s:I, s:s, s:b, s:o, s:s}", "repeat", (json_int_t)rep, "revision",
+                            side, "all_pass", out->result.all_pass, "latency_us_geomean",
+                            num_or_null(out->result.latency_us_geomean), "eval_id", out->eval_id);
+    if (!out->result.all_pass && out->result.failures.n > 0) {
+        const char *why = out->result.failures.v[0];
+        json_object_set_new(run, "failure", json_string(why));
+        if (!a->first_failure[0])
+            snprintf(a->first_failure, sizeof(a->first_failure), "%s run %zu: %s", side,
+                     rep * 4 + (size_t)slot + 1, why);
+    }
+    json_array_append_new(a->runs, run);
+}
+
 static int one_run(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                    struct abba *a, size_t rep, int slot, bool *ok, struct aka_err *err)
 {
@@ -331,20 +349,7 @@ static int one_run(struct aka_run *r, const struct aka_optimize_opts *o, struct 
     int rc = supervisor_eval(r, o, a->kernel[side].buf, &out, err);
     if (rc == 0) {
         *ok = out.result.all_pass && take_latencies(a, o, &out.result, rep * 4 + (size_t)slot);
-        json_array_append_new(
-            a->runs, json_pack("{s:I, s:s, s:b, s:o, s:s}", "repeat", (json_int_t)rep, "revision",
-                               side ? "candidate" : "incumbent", "all_pass", out.result.all_pass,
-                               "latency_us_geomean", num_or_null(out.result.latency_us_geomean),
-                               "eval_id", out.eval_id));
-        if (!out.result.all_pass && out.result.failures.n > 0) {
-            /* The run's own reason, so a rejected verification can be read from its record. */
-            const char *why = out.result.failures.v[0];
-            json_object_set_new(json_array_get(a->runs, json_array_size(a->runs) - 1), "failure",
-                                json_string(why));
-            if (!a->first_failure[0])
-                snprintf(a->first_failure, sizeof(a->first_failure), "%s run %zu: %s",
-                         side ? "candidate" : "incumbent", rep * 4 + (size_t)slot + 1, why);
-        }
+        record_run(a, rep, slot, &out);
         if (side && *ok) {
             json_decref(a->last_cand);
             a->last_cand = aka_memory_doc_from_result(ep->version, AKA_MEM_PROMOTED, &out.result,
