@@ -7,5 +7,5 @@ set -eu
 src=${AKA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 py=${AKA_PYTHON:-/usr/bin/python3}
 [ -x "$py" ] || py=$(command -v python3)
-PYTHONPATH=$src/runtime/harness/python exec "$py" -m unittest -v \
-    "$src/tests/harness/python/test_crosscheck.py" 2>&1
+PYTHONPATH=$src/runtime/harness/python exec "$py" \
+    "$src/tests/harness/python/test_crosscheck.py" -v 2>&1

@@ -16,7 +16,9 @@
  *          than the host took between the two records plus 20 us plus 10%, the
  *          entry left work on another stream (untimed): HP_ST_OFF_STREAM.
  *   FETCH  outputs and inputs of the slot back into the shared mapping, where
- *          the judge compares them.
+ *          the judge compares them; FETCH_OUT the outputs only (timed runs whose
+ *          inputs the judge does not compare: copying every run's inputs back
+ *          doubled the cost of large shapes).
  *
  * The flush is its own request so that the judge's wall clock around CALL, which
  * it compares with the reported latency, holds the launch and nothing else.
@@ -223,7 +225,7 @@ static int cuda_call(const rn_shape *s, int slot, double *us, char *err, size_t 
     return rc != 0 ? rc : measure(record_gap_us, us, err, n);
 }
 
-static int cuda_fetch(const rn_shape *s, int slot, char *err, size_t n)
+static int cuda_fetch(const rn_shape *s, int slot, int inputs, char *err, size_t n)
 {
     if (g_failed)
         return failed(err, n);
@@ -233,7 +235,7 @@ static int cuda_fetch(const rn_shape *s, int slot, char *err, size_t n)
                       cudaMemcpyDeviceToHost),
            "cudaMemcpy (outputs to host)");
     }
-    for (int t = 0; t < s->n_in; t++) {
+    for (int t = 0; inputs && t < s->n_in; t++) {
         const aka_tensor *h = &s->host_in[slot * s->n_in + t];
         ok(cudaMemcpy(h->data, g_din[slot * s->n_in + t].data, tensor_bytes(h),
                       cudaMemcpyDeviceToHost),
