@@ -88,6 +88,7 @@ struct aka_episode {
     enum aka_memory_status status;
     char violation[1024];
     json_t *verification; /* the record's "verification" object (owned) */
+    json_t *policy;       /* production: the record's "policy" object (owned), else NULL */
     json_t *promoted_doc; /* memory record of a verified candidate (owned), else NULL */
     long long tokens;
     char session_id[256];
@@ -154,6 +155,14 @@ int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
                         struct aka_episode *ep, struct aka_err *err);
 /* Terminal assessment of a candidate_ready handoff; sets ep->status on failure. */
 int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struct aka_err *err);
+/* Production's source gate before verification (episode_policy.c): the deterministic
+ * policy, then the policy reviewer; a rejection sets ep->status, ep->policy says what
+ * was decided. 0 in leaderboard mode or when the candidate is not to be verified. */
+int aka_episode_policy(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       struct aka_err *err);
+/* Who reviews a production candidate's source: "agent", "waived" or "none" (campaign.json);
+ * NULL in leaderboard mode. */
+const char *aka_episode_policy_reviewer(const struct aka_optimize_opts *o);
 /* After the session: a candidate is assessed, then verified (phase "verifying"). */
 int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                        struct aka_err *err);

@@ -46,7 +46,8 @@ struct aka_optimize_opts {
     struct aka_transport_opts transport;
     int sandbox_timeout, environment_poll_interval;
     /* the agent sandbox (agents/agents.h) */
-    const char *agent_sandbox; /* bwrap | none */
+    const char *agent_sandbox;        /* bwrap | none */
+    bool production_without_reviewer; /* production: the deterministic policy alone */
     struct strvec agent_read_only_paths, agent_writable_paths;
     bool help;
     bool given[AKA_OPT_MAX_FLAGS]; /* which flags appeared, indexed like the flag table */

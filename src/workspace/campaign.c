@@ -34,6 +34,7 @@ static const char *const pinned_fields[] = {"schema",
                                             "kernel",
                                             "sandbox_isolation",
                                             "agent_sandbox",
+                                            "policy_reviewer",
                                             "contracts",
                                             "runtime_pins",
                                             "operator_snapshot",
@@ -59,6 +60,9 @@ json_t *aka_campaign_to_json(const struct aka_campaign *c, struct aka_err *err)
     /* Only when given: a campaign without --arch keeps the document it always had. */
     if (doc && c->cuda_arch && *c->cuda_arch)
         json_object_set_new(doc, "cuda_arch", json_string(c->cuda_arch));
+    /* Production only: who reviews a candidate's source (episode_policy.c). */
+    if (doc && c->policy_reviewer)
+        json_object_set_new(doc, "policy_reviewer", json_string(c->policy_reviewer));
     return doc;
 }
 
