@@ -263,12 +263,12 @@ static void f_describe(const struct aka_sandbox_transport *t, struct strbuf *out
     strbuf_addstr(out, "fake");
 }
 
-static const struct aka_sandbox_transport_ops fake_ops = {"fake",    f_prepare, f_run,
-                                                          f_collect, f_cleanup, f_describe};
+static const struct aka_sandbox_transport_ops fake_ops = {
+    "fake", f_prepare, f_run, f_collect, f_cleanup, f_describe, NULL};
 
 static const char *drive(struct fake *f, int *rc, enum aka_sandbox_status *status)
 {
-    struct aka_sandbox_transport t = {&fake_ops, f, AKA_SBX_BWRAP, NULL};
+    struct aka_sandbox_transport t = {&fake_ops, f, AKA_SBX_BWRAP, NULL, NULL};
     struct aka_sandbox_job job;
     struct aka_sandbox_result res;
     struct aka_err err = AKA_ERR_INIT;
