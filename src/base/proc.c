@@ -961,8 +961,13 @@ int proc_spawn_detached(const struct proc_spec *spec, pid_t *pid_out, struct aka
         struct proc_handle *h = NULL;
         struct aka_err ignored = AKA_ERR_INIT;
         pid_t pid = -1;
+        /* Output straight into the log: a capture pipe would die with this process. */
+        int log = open(spec->out_file ? spec->out_file : "/dev/null",
+                       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         s.new_session = false;
-        if (setsid() >= 0 && proc_start(&s, &h, &ignored) == 0)
+        s.out_mode = s.err_mode = PROC_INHERIT;
+        if (log >= 0 && dup2(log, 1) >= 0 && dup2(log, 2) >= 0 && setsid() >= 0 &&
+            proc_start(&s, &h, &ignored) == 0)
             pid = proc_pid(h);
         if (aka_write_all(fds[1], &pid, sizeof(pid)) < 0)
             _exit(1);

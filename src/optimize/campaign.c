@@ -25,10 +25,18 @@ int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *o
 {
     struct strbuf name = STRBUF_INIT, slug = STRBUF_INIT;
     char cwd[4096];
-    const char *parent = *o->workspace ? o->workspace : getcwd(cwd, sizeof(cwd));
+    struct strbuf abs = STRBUF_INIT;
+    const char *parent = getcwd(cwd, sizeof(cwd));
     int rc = 0;
     if (!parent)
         return aka_err_set(err, AKA_EXIT_ENV, "cannot read the current directory");
+    /* Absolute: episode trees are entered from other directories (git -C). */
+    if (*o->workspace && o->workspace[0] == '/')
+        parent = o->workspace;
+    else if (*o->workspace)
+        aka_path_join(&abs, cwd, o->workspace);
+    if (abs.len)
+        parent = abs.buf;
     if (*o->workspace_suffix) {
         rc = aka_slug(op_name, &slug, err);
         strbuf_addf(&name, "kernel_opt_%s_%s", slug.buf, o->workspace_suffix);
@@ -41,6 +49,7 @@ int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *o
         aka_path_join(out, parent, name.buf);
     strbuf_release(&name);
     strbuf_release(&slug);
+    strbuf_release(&abs);
     return rc;
 }
 

@@ -78,10 +78,7 @@ static int spawn_monitor(const char *dir, const char *exe, const char *repo_root
     struct proc_spec spec = {.argv = argv,
                              .cwd = dir,
                              .env = env,
-                             .out_mode = PROC_TO_FILE,
-                             .err_mode = PROC_TO_FILE,
-                             .out_file = log.buf,
-                             .err_file = log.buf};
+                             .out_file = log.buf};
     int rc = proc_spawn_detached(&spec, &pid, err);
     strbuf_release(&log);
     return rc;
@@ -100,22 +97,38 @@ static bool monitor_running(const char *dir)
     return held;
 }
 
+static int start_in(const struct aka_recovery_launch *l, const char *ws, int poll_interval_s,
+                    const char *dir, bool *started, struct aka_err *err);
+
 int aka_recovery_start(const struct aka_recovery_launch *l, const char *ws, int poll_interval_s,
                        struct strbuf *dir, bool *started, struct aka_err *err)
 {
+    struct strbuf real = STRBUF_INIT;
     *started = false;
-    if (aka_recovery_state_dir(ws, dir, err) < 0 || aka_mkdir_p(dir->buf, 0700, err) < 0)
+    if (aka_realpath(ws, &real, err) < 0 || aka_recovery_state_dir(ws, dir, err) < 0 ||
+        aka_mkdir_p(dir->buf, 0700, err) < 0) {
+        strbuf_release(&real);
         return -1;
+    }
+    int rc = start_in(l, real.buf, poll_interval_s, dir->buf, started, err);
+    strbuf_release(&real);
+    return rc;
+}
+
+/* The state directory exists: record, write the scripts, spawn unless disabled or running. */
+static int start_in(const struct aka_recovery_launch *l, const char *ws, int poll_interval_s,
+                    const char *dir, bool *started, struct aka_err *err)
+{
     json_t *doc = rcv_launch_json(l, ws, poll_interval_s);
-    int rc = rcv_write_json(dir->buf, "restart.json", doc, err);
+    int rc = rcv_write_json(dir, "restart.json", doc, err);
     json_decref(doc);
     if (rc == 0)
-        rc = rcv_write_scripts(dir->buf, l, ws, err);
-    if (rc < 0 || rcv_exists(dir->buf, "stopped.json") || monitor_running(dir->buf))
+        rc = rcv_write_scripts(dir, l, ws, err);
+    if (rc < 0 || rcv_exists(dir, "stopped.json") || monitor_running(dir))
         return rc;
     struct rcv_state st = {.phase = "polling", .ws = ws, .last_exit = -1};
-    if (rcv_state_write(dir->buf, &st, err) < 0 ||
-        spawn_monitor(dir->buf, l->exe.buf, l->repo_root.buf, err) < 0)
+    if (rcv_state_write(dir, &st, err) < 0 ||
+        spawn_monitor(dir, l->exe.buf, l->repo_root.buf, err) < 0)
         return -1;
     *started = true;
     return 0;

@@ -238,6 +238,10 @@ static int loop(struct monitor *m)
         int rc = restart(m);
         if (rc != 1)
             return rc;
+        /* An optimizer that fails at once must not be restarted in a tight loop. */
+        save(m, "polling");
+        if (wait_interval(m))
+            return 2;
     }
 }
 
