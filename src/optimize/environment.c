@@ -5,7 +5,10 @@
  * with code 75 (the transport could not run a job, a failed evaluation followed by a
  * failed probe, a full disk), the agents of the episode in flight are ended, its
  * worktree is kept, and <ws>/.aka/environment-failure.json records why (durable:
- * base/fs's atomic write). Nothing is recorded against the candidate. The next start
+ * base/fs's atomic write). Nothing is recorded against the candidate: an episode that
+ * did not promote is recorded only after a health probe passes (a candidate rejected
+ * because the machine failed its evaluation, or an agent's own evaluations, would be
+ * blamed otherwise). The next start
  * finds the marker, discards that episode (no record, no count: it runs again) and
  * removes the marker; a crash in between repeats only idempotent steps.
  */
@@ -107,5 +110,17 @@ int aka_env_preflight(struct aka_run *r, const struct aka_optimize_opts *o, stru
     if (aka_eval_health(r->env.transport, o->platform, o->framework, &h, err) < 0)
         return aka_err_prefix(err, "before V0");
     aka_optimize_progress(r, "health: ok%s%s", h.output[0] ? ": " : "", h.output);
+    return 0;
+}
+
+int aka_env_check_before_blame(struct aka_run *r, const struct aka_optimize_opts *o,
+                               const struct aka_episode *ep, struct aka_err *err)
+{
+    struct aka_sandbox_health h;
+    if (ep->status == AKA_MEM_PROMOTED)
+        return 0;
+    if (aka_eval_health(r->env.transport, o->platform, o->framework, &h, err) < 0)
+        return aka_err_prefix(err, "episode %ld: before recording it %s", ep->number,
+                              aka_memory_status_names[ep->status]);
     return 0;
 }

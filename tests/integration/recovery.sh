@@ -11,7 +11,11 @@
 #     restarts once health returns (ready/ack handshake, phase running);
 #   - that optimizer is SIGKILLed after V0 is recorded: the monitor goes back to polling
 #     and restarts it again, and the campaign finishes (exit 0, phase completed);
-#   - the crash test's invariant checker agrees: no episode lost or duplicated.
+#   - the crash test's invariant checker agrees: no episode lost or duplicated;
+#   - an episode the environment stops (a fake Claude whose first turn hands off a wrong
+#     kernel just as the machine goes down) is recorded against nobody: exit 75 with the
+#     marker naming the episode, no version recorded, and after recovery the same
+#     episode number runs again (later turns pivot) and the campaign finishes.
 # The jobs run with --sandbox-isolation none: the probe runs as a job, and only without
 # isolation does it see the flag file this test creates.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
@@ -19,10 +23,12 @@ set -euo pipefail
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
 SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-recovery.XXXXXX")
-DIR=
+DIR= DIRS=()
 cleanup() {
-  # Whatever the test left running: the monitor and its optimizer, identity-checked.
-  [ -z "$DIR" ] || [ ! -x "$DIR/stop-recovery.sh" ] || "$DIR/stop-recovery.sh" >/dev/null 2>&1 || true
+  # Whatever the test left running: the monitors and their optimizers, identity-checked.
+  for d in "${DIRS[@]}" "$DIR"; do
+    [ -z "$d" ] || [ ! -x "$d/stop-recovery.sh" ] || "$d/stop-recovery.sh" >/dev/null 2>&1 || true
+  done
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -70,6 +76,7 @@ assert m["detected_at"] and m["episode"] is None, m
 PY
 ! ls "$WS"/memory/v*.json >/dev/null 2>&1 || fail "a version was recorded before the machine was healthy"
 DIR=$(ls -d "$PARENT"/.aka-environment/*)
+DIRS+=("$DIR")
 [ "$(stat -c %a "$DIR")" = 700 ] || fail "state directory mode $(stat -c %a "$DIR")"
 for f in restart.json state.json stop-recovery.sh recover.sh; do
   [ -e "$DIR/$f" ] || fail "$DIR/$f missing"
@@ -129,3 +136,73 @@ st = json.load(open(os.path.join(ws, ".aka/state.json")))
 assert st["episodes"] == 1 and st["interrupted"] <= 1, st
 PY
 echo "recovery: restarted, crashed, restarted, completed; invariants hold"
+
+# --- an episode stopped by the environment runs again --------------------------------------
+FK=$TMP/fake
+agent_sandbox_setup "$FK"
+DOWN=$FK/down # the machine is down while it exists (the agent creates it)
+cp "$OP/seeds/C/kernel.c" "$FK/fast.c"
+sed 's/x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]/' "$FK/fast.c" >"$FK/wrong.c"
+cmp -s "$FK/fast.c" "$FK/wrong.c" && fail "could not derive the wrong kernel"
+write_finish_py "$FK/finish.py"
+cat >"$FK/agent.sh" <<EOF
+#!/bin/bash
+set -u
+n=\$(( \$(cat $FK/turns 2>/dev/null || echo 0) + 1 )); echo \$n >$FK/turns
+if [ \$n = 1 ]; then # a wrong kernel, and the machine goes down before it is judged
+  cp $FK/wrong.c kernel.c
+  aka eval >/dev/null 2>&1 || true
+  git add kernel.c && git -c user.name=fake -c user.email=fake@localhost commit -qm candidate
+  touch $DOWN
+  python3 -S $FK/finish.py candidate_ready
+else
+  aka eval >/dev/null 2>&1 || true
+  python3 -S $FK/finish.py pivot
+fi
+EOF
+printf '{"turns":[{"actions":[{"usage":{"input":100,"output":50}},{"sh":"bash %s/agent.sh"}]}]}\n' \
+  "$FK" >"$FK/scenario.json"
+export AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG=/dev/null AKA_FAKE_STATE="$FK"
+PARENT=$TMP/e
+WS=$PARENT/kernel_opt_vector_add_c_cpu
+mkdir -p "$PARENT"
+eargs=(optimize --op-dir "$OP" --platform cpu --framework C --workspace "$PARENT"
+  --sandbox-isolation none --verify-repeats 1 --verify-run-timeout 60 --max-dispersion-pct 90
+  "${AGENT_FLAGS[@]}" --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude"
+  --fast-episodes 3 --fast-trials 1 --handoff-resumes 0 --max-iters 2
+  --environment-poll-interval 1 --sandbox-health-command "test ! -e $DOWN")
+rc=0
+"$AKA" "${eargs[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" = 75 ] || { cat "$TMP/err"; fail "episode: exit $rc, expected 75"; }
+DIR=$(ls -d "$PARENT"/.aka-environment/*)
+DIRS+=("$DIR")
+python3 - "$WS" <<'PY' || fail "episode: marker or records"
+import json, os, sys
+ws = sys.argv[1]
+m = json.load(open(os.path.join(ws, ".aka/environment-failure.json")))
+assert m["reason"] == "health_failed" and m["episode"] == 1, m
+assert not os.path.exists(os.path.join(ws, "memory/v1.json")), "the episode was recorded"
+sp = os.path.join(ws, ".aka/state.json")
+st = json.load(open(sp)) if os.path.exists(sp) else {}
+assert st.get("episodes", 0) == 0 and st.get("rejected", 0) == 0, st
+wt = json.load(open(os.path.join(ws, ".aka/active_episode.json")))["worktree"]
+assert os.path.isdir(wt), "the worktree was not kept"
+PY
+wait_for 10 "the episode's monitor" grep -q 'health probe failed' "$DIR/monitor.log"
+rm "$DOWN"
+wait_for 150 "the episode's completion" grep -q '"phase": "completed"' "$DIR/state.json"
+grep -q "episode 1: stopped by an environment failure" "$DIR/restart.log" ||
+  fail "episode: not discarded on resume"
+python3 -S "$SRC/tests/crash/check_invariants.py" "$WS" || fail "episode: invariants"
+python3 - "$WS" <<'PY' || fail "episode: records"
+import json, os, sys
+ws = sys.argv[1]
+st = json.load(open(os.path.join(ws, ".aka/state.json")))
+# V1 is skipped (leaderboard): episodes 1 and 2 make v1 and v2, both pivots
+assert st["episodes"] == 2 and st["rejected"] == 0 and st["pivoted"] == 2, st
+for v in (1, 2):
+    rec = json.load(open(os.path.join(ws, "memory/v%d.json" % v)))
+    assert rec["status"] == "pivot", (v, rec["status"])
+PY
+[ "$(cat "$FK/turns")" = 3 ] || fail "episode: $(cat "$FK/turns") agent turns, expected 3"
+echo "recovery: an episode the environment stopped ran again; nothing recorded against it"
