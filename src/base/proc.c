@@ -982,8 +982,7 @@ int proc_spawn_detached(const struct proc_spec *spec, pid_t *pid_out, struct aka
     while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
         ;
     if (n != (ssize_t)sizeof(got) || got <= 0)
-        return aka_err_set(err, AKA_EXIT_ENV, "%s: could not be started detached",
-                           spec->argv[0]);
+        return aka_err_set(err, AKA_EXIT_ENV, "%s: could not be started detached", spec->argv[0]);
     *pid_out = got;
     return 0;
 }

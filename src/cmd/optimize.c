@@ -57,10 +57,10 @@ static int run_one(struct aka_optimize_opts *o, const struct aka_sandbox_transpo
     struct aka_err err = AKA_ERR_INIT;
     struct strbuf ws = STRBUF_INIT;
     char reason[256] = "";
-    int rc = aka_recovery_child_handshake(&err) < 0
-                 ? -1
-                 : aka_optimize_run(o, t, ctx->repo_root, stderr, reason, sizeof(reason), &ws,
-                                    &err);
+    int rc =
+        aka_recovery_child_handshake(&err) < 0
+            ? -1
+            : aka_optimize_run(o, t, ctx->repo_root, stderr, reason, sizeof(reason), &ws, &err);
     if (rc == -1)
         rc = aka_err_report(&err);
     else if (rc != AKA_EXIT_OK)

@@ -3,10 +3,10 @@
  * monitor of a campaign the environment stopped (recovery/recovery.h), by hand.
  * `aka recovery monitor DIR` is the monitor itself, as aka starts it (detached).
  */
+#include "recovery/recovery.h"
 #include "base/json.h"
 #include "base/opts.h"
 #include "cmd/cmd.h"
-#include "recovery/recovery.h"
 #include "report/report.h"
 
 #include <stdio.h>
@@ -57,7 +57,7 @@ static int parse_args(int argc, char **argv, struct recovery_args *a, struct aka
     return 0;
 }
 
-static const char *or(const char *s, const char *fallback)
+static const char * or (const char *s, const char *fallback)
 {
     return s ? s : fallback;
 }
@@ -71,12 +71,12 @@ static void print_status(json_t *st, bool json)
     }
     json_t *probe = json_object_get(st, "last_probe");
     printf("phase: %s%s\nattempts: %lld\nmonitor: %s\nstate: %s\nlast probe: %s %s\n",
-           or(json_string_value(json_object_get(st, "phase")), "?"),
+           or (json_string_value(json_object_get(st, "phase")), "?"),
            json_is_true(json_object_get(st, "stopped")) ? " (auto-recovery disabled)" : "",
            (long long)json_integer_value(json_object_get(st, "attempts")),
            json_is_true(json_object_get(st, "monitor_running")) ? "running" : "not running",
            json_string_value(json_object_get(st, "state_dir")),
-           or(json_string_value(json_object_get(probe, "at")), "never"),
+           or (json_string_value(json_object_get(probe, "at")), "never"),
            json_is_true(json_object_get(probe, "ok")) ? "ok" : "failed");
 }
 

@@ -900,8 +900,8 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
 static int check_environment(struct eval_ctx *c, const struct aka_sandbox_result *res,
                              struct aka_err *err)
 {
-    struct aka_env_evidence e = {res->transport, true,        res->exit_code, res->timed_out,
-                                 res->err.buf,   res->err.len, -1};
+    struct aka_env_evidence e = {res->transport, true, res->exit_code, res->timed_out, res->err.buf,
+                                 res->err.len,   -1};
     struct aka_sandbox_health h;
     struct aka_err perr = AKA_ERR_INIT;
     if (aka_env_classify(&e) != AKA_ENV_PROBE)

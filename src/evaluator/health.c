@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static struct aka_env_failure last_failure;
 
@@ -69,12 +70,11 @@ enum aka_env_class aka_env_classify(const struct aka_env_evidence *e)
 static const char *runtime_module(const char *framework)
 {
     static const char *const map[][2] = {
-        {"Triton", "triton"},     {"Gluon", "triton.experimental.gluon"},
+        {"Triton", "triton"},        {"Gluon", "triton.experimental.gluon"},
         {"CuteDSL", "cutlass.cute"}, {"TileLang", "tilelang"},
-        {"FlyDSL", "flydsl"},     {"PyTorch", "torch"}};
-    const char *fw = framework ? aka_eval_framework(framework) : NULL;
-    for (size_t i = 0; fw && i < sizeof(map) / sizeof(map[0]); i++)
-        if (strcmp(fw, map[i][0]) == 0)
+        {"FlyDSL", "flydsl"},        {"PyTorch", "torch"}};
+    for (size_t i = 0; framework && i < sizeof(map) / sizeof(map[0]); i++)
+        if (strcasecmp(framework, map[i][0]) == 0) /* any spelling aka_eval_framework takes */
             return map[i][1];
     return NULL; /* C and Cuda: the native build reports a missing toolchain itself */
 }

@@ -1,16 +1,14 @@
 /*
  * environment.c — a campaign that the machine, not a candidate, stopped (DESIGN §7).
  *
- * The health probe runs before V0 at every start. When anything ends the campaign
- * with code 75 (the transport could not run a job, a failed evaluation followed by a
- * failed probe, a full disk), the agents of the episode in flight are ended, its
- * worktree is kept, and <ws>/.aka/environment-failure.json records why (durable:
- * base/fs's atomic write). Nothing is recorded against the candidate: an episode that
- * did not promote is recorded only after a health probe passes (a candidate rejected
- * because the machine failed its evaluation, or an agent's own evaluations, would be
- * blamed otherwise). The next start
- * finds the marker, discards that episode (no record, no count: it runs again) and
- * removes the marker; a crash in between repeats only idempotent steps.
+ * The health probes (env_probe.c) run before V0 and before an episode that did not
+ * promote is recorded. When anything ends the campaign with code 75 (the transport
+ * could not run a job, a failed evaluation followed by a failed probe, a full disk),
+ * the agents of the episode in flight are ended, its worktree is kept, and
+ * <ws>/.aka/environment-failure.json records why (durable: base/fs's atomic write).
+ * Nothing is recorded against a candidate. The next start finds the marker, discards
+ * that episode (no record, no count: it runs again) and removes the marker; a crash in
+ * between repeats only idempotent steps.
  */
 #include "base/fs.h"
 #include "base/json.h"
@@ -70,8 +68,9 @@ int aka_env_marker_write(struct aka_run *r, const struct aka_err *cause, struct 
     int rc = aka_json_write_file(p.buf, doc, err);
     json_decref(doc);
     if (rc == 0)
-        aka_optimize_progress(r, "environment failure recorded in %s; the worktree is kept and "
-                                 "nothing was recorded against a candidate",
+        aka_optimize_progress(r,
+                              "environment failure recorded in %s; the worktree is kept and "
+                              "nothing was recorded against a candidate",
                               p.buf);
     strbuf_release(&p);
     return rc;
@@ -102,25 +101,4 @@ out:
     strbuf_release(&p);
     strbuf_release(&dir);
     return rc;
-}
-
-int aka_env_preflight(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_err *err)
-{
-    struct aka_sandbox_health h;
-    if (aka_eval_health(r->env.transport, o->platform, o->framework, &h, err) < 0)
-        return aka_err_prefix(err, "before V0");
-    aka_optimize_progress(r, "health: ok%s%s", h.output[0] ? ": " : "", h.output);
-    return 0;
-}
-
-int aka_env_check_before_blame(struct aka_run *r, const struct aka_optimize_opts *o,
-                               const struct aka_episode *ep, struct aka_err *err)
-{
-    struct aka_sandbox_health h;
-    if (ep->status == AKA_MEM_PROMOTED)
-        return 0;
-    if (aka_eval_health(r->env.transport, o->platform, o->framework, &h, err) < 0)
-        return aka_err_prefix(err, "episode %ld: before recording it %s", ep->number,
-                              aka_memory_status_names[ep->status]);
-    return 0;
 }

@@ -75,10 +75,7 @@ static int spawn_monitor(const char *dir, const char *exe, const char *repo_root
     const char *argv[] = {exe, "--repo-root", repo_root, "recovery", "monitor", dir, NULL};
     /* RCV_ENV_DIR removed: the monitor is not an optimizer it restarted. */
     const char *env[] = {RCV_ENV_DIR, RCV_ENV_HANDOFF, NULL};
-    struct proc_spec spec = {.argv = argv,
-                             .cwd = dir,
-                             .env = env,
-                             .out_file = log.buf};
+    struct proc_spec spec = {.argv = argv, .cwd = dir, .env = env, .out_file = log.buf};
     int rc = proc_spawn_detached(&spec, &pid, err);
     strbuf_release(&log);
     return rc;
@@ -157,8 +154,9 @@ int aka_recovery_child_handshake(struct aka_err *err)
         sleep_ms(100);
     }
     if (rc == 0)
-        fprintf(stderr, "aka optimize: the recovery monitor did not acknowledge (%s/restart.ack); "
-                        "going on unsupervised\n",
+        fprintf(stderr,
+                "aka optimize: the recovery monitor did not acknowledge (%s/restart.ack); "
+                "going on unsupervised\n",
                 dir);
     return rc;
 }
@@ -183,8 +181,8 @@ int aka_recovery_stop(const char *ws, struct aka_err *err)
     char now[AKA_TIMESTAMP_MAX];
     int rc = existing_dir(ws, &dir, err);
     aka_record_now(now);
-    json_t *doc = json_pack("{s:s, s:s, s:I}", "schema", "aka.recovery.stopped.v1",
-                            "requested_at", now, "requester_pid", (json_int_t)getpid());
+    json_t *doc = json_pack("{s:s, s:s, s:I}", "schema", "aka.recovery.stopped.v1", "requested_at",
+                            now, "requester_pid", (json_int_t)getpid());
     if (rc == 0)
         rc = rcv_write_json(dir.buf, "stopped.json", doc, err);
     json_decref(doc);
@@ -193,13 +191,11 @@ int aka_recovery_stop(const char *ws, struct aka_err *err)
         /* The monitor ends its optimizer on SIGTERM; it gets time for that. */
         if (st.monitor_pid > 1 &&
             proc_end_group_if_same((pid_t)st.monitor_pid, st.monitor_ticks, 15000) < 0)
-            rc = aka_err_set(err, AKA_EXIT_FAILED, "monitor %lld survives SIGKILL",
-                             st.monitor_pid);
+            rc = aka_err_set(err, AKA_EXIT_FAILED, "monitor %lld survives SIGKILL", st.monitor_pid);
         rcv_state_load(dir.buf, &st); /* the optimizer it had, if it could not end it */
         if (rc == 0 && st.child_pid > 1 &&
             proc_end_group_if_same((pid_t)st.child_pid, st.child_ticks, 5000) < 0)
-            rc = aka_err_set(err, AKA_EXIT_FAILED, "optimizer %lld survives SIGKILL",
-                             st.child_pid);
+            rc = aka_err_set(err, AKA_EXIT_FAILED, "optimizer %lld survives SIGKILL", st.child_pid);
     }
     if (rc == 0 && monitor_running(dir.buf))
         rc = aka_err_set(err, AKA_EXIT_FAILED, "%s/monitor.lock: still held", dir.buf);

@@ -43,7 +43,8 @@ struct monitor {
     atomic_bool child_done;
 };
 
-static void say(const struct monitor *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct monitor *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void say(const struct monitor *m, const char *fmt, ...)
 {
     char now[AKA_TIMESTAMP_MAX];
@@ -106,12 +107,13 @@ static bool probe(struct monitor *m)
     struct aka_err err = AKA_ERR_INIT;
     if (!m->have_t)
         open_transport(m); /* a transport the host lacked may be there now */
-    bool ok = m->have_t &&
-              aka_eval_health(&m->t, m->o.platform, m->o.framework, &h, &err) == 0;
+    bool ok = m->have_t && aka_eval_health(&m->t, m->o.platform, m->o.framework, &h, &err) == 0;
     aka_record_now(m->st.probe_at);
     m->st.probe_ok = ok;
     snprintf(m->st.probe_output, sizeof(m->st.probe_output), "%s",
-             !m->have_t ? m->t_err : ok ? h.output : err.msg);
+             !m->have_t ? m->t_err
+             : ok       ? h.output
+                        : err.msg);
     return ok;
 }
 
@@ -173,10 +175,10 @@ static int start_child(struct monitor *m, struct proc_handle **h, struct aka_err
                              .err_mode = PROC_TO_FILE,
                              .out_file = log.buf,
                              .err_file = log.buf};
-    int rc = rcv_remove(m->dir, "restart.ready", err) < 0 ||
-                     rcv_remove(m->dir, "restart.ack", err) < 0
-                 ? -1
-                 : proc_start(&spec, h, err);
+    int rc =
+        rcv_remove(m->dir, "restart.ready", err) < 0 || rcv_remove(m->dir, "restart.ack", err) < 0
+            ? -1
+            : proc_start(&spec, h, err);
     if (rc == 0) {
         m->st.child_pid = proc_pid(*h);
         m->st.child_ticks = proc_start_ticks(proc_pid(*h));

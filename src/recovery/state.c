@@ -81,10 +81,10 @@ json_t *rcv_launch_json(const struct aka_recovery_launch *l, const char *ws, int
 {
     char now[AKA_TIMESTAMP_MAX];
     aka_record_now(now);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i}", "schema", "aka.recovery.restart.v1",
-                     "created_at", now, "workspace", ws, "exe", l->exe.buf, "repo_root",
-                     l->repo_root.buf, "cwd", l->cwd.buf, "args", aka_json_string_array(&l->args),
-                     "poll_interval", poll);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i}", "schema",
+                     "aka.recovery.restart.v1", "created_at", now, "workspace", ws, "exe",
+                     l->exe.buf, "repo_root", l->repo_root.buf, "cwd", l->cwd.buf, "args",
+                     aka_json_string_array(&l->args), "poll_interval", poll);
 }
 
 /* A string field of restart.json, or a one-line error naming it. */
@@ -132,14 +132,14 @@ int rcv_state_write(const char *dir, const struct rcv_state *s, struct aka_err *
 {
     char now[AKA_TIMESTAMP_MAX];
     aka_record_now(now);
-    json_t *doc = json_pack(
-        "{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:i, s:s, s:{s:s, s:b, s:s}}", "schema",
-        "aka.recovery.state.v1", "phase", s->phase, "workspace", s->ws, "attempts",
-        (json_int_t)s->attempts, "monitor_pid", (json_int_t)s->monitor_pid, "monitor_start_ticks",
-        (json_int_t)s->monitor_ticks, "optimizer_pid", (json_int_t)s->child_pid,
-        "optimizer_start_ticks", (json_int_t)s->child_ticks, "handoff", s->handoff, "last_exit",
-        s->last_exit, "updated_at", now, "last_probe", "at", s->probe_at, "ok", s->probe_ok,
-        "output", s->probe_output);
+    json_t *doc =
+        json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:i, s:s, s:{s:s, s:b, s:s}}",
+                  "schema", "aka.recovery.state.v1", "phase", s->phase, "workspace", s->ws,
+                  "attempts", (json_int_t)s->attempts, "monitor_pid", (json_int_t)s->monitor_pid,
+                  "monitor_start_ticks", (json_int_t)s->monitor_ticks, "optimizer_pid",
+                  (json_int_t)s->child_pid, "optimizer_start_ticks", (json_int_t)s->child_ticks,
+                  "handoff", s->handoff, "last_exit", s->last_exit, "updated_at", now, "last_probe",
+                  "at", s->probe_at, "ok", s->probe_ok, "output", s->probe_output);
     int rc = doc ? rcv_write_json(dir, "state.json", doc, err)
                  : aka_err_set(err, AKA_EXIT_FAILED, "%s/state.json: cannot build it", dir);
     json_decref(doc);
@@ -152,11 +152,11 @@ void rcv_state_load(const char *dir, struct rcv_state *s)
     const char *phase = json_string_value(json_object_get(doc, "phase"));
     s->attempts = json_integer_value(json_object_get(doc, "attempts"));
     s->monitor_pid = (long long)json_integer_value(json_object_get(doc, "monitor_pid"));
-    s->monitor_ticks = (unsigned long long)json_integer_value(
-        json_object_get(doc, "monitor_start_ticks"));
+    s->monitor_ticks =
+        (unsigned long long)json_integer_value(json_object_get(doc, "monitor_start_ticks"));
     s->child_pid = (long long)json_integer_value(json_object_get(doc, "optimizer_pid"));
-    s->child_ticks = (unsigned long long)json_integer_value(
-        json_object_get(doc, "optimizer_start_ticks"));
+    s->child_ticks =
+        (unsigned long long)json_integer_value(json_object_get(doc, "optimizer_start_ticks"));
     snprintf(s->phase_buf, sizeof(s->phase_buf), "%s", phase ? phase : "");
     s->phase = s->phase_buf;
     json_decref(doc);
@@ -203,7 +203,6 @@ int rcv_write_scripts(const char *dir, const struct aka_recovery_launch *l, cons
                      "runs",
                      l, "stop", ws, err) < 0)
         return -1;
-    return write_script(dir, "recover.sh",
-                        "enable auto-recovery again and start the monitor", l, "resume", ws,
-                        err);
+    return write_script(dir, "recover.sh", "enable auto-recovery again and start the monitor", l,
+                        "resume", ws, err);
 }

@@ -230,12 +230,11 @@ static const char *source(const struct aka_transport_opts *o, const char *flag);
 static int check_scope(const struct aka_transport_opts *o, struct aka_err *err)
 {
     static const char *const scope[][2] = {
-        {"--sandbox-isolation", "local"},  {"--sandbox-tmp", "local"},
-        {"--sandbox-ssh-gpu", "ssh"},      {"--sandbox-ssh-runtime-bind", "ssh"},
-        {"--sandbox-ssh-init", "ssh"},     {"--sandbox-hardware", "gateway"},
-        {"--slurm-partition", "slurm"},
-        {"--slurm-account", "slurm"},      {"--slurm-qos", "slurm"},
-        {"--slurm-time", "slurm"}};
+        {"--sandbox-isolation", "local"}, {"--sandbox-tmp", "local"},
+        {"--sandbox-ssh-gpu", "ssh"},     {"--sandbox-ssh-runtime-bind", "ssh"},
+        {"--sandbox-ssh-init", "ssh"},    {"--sandbox-hardware", "gateway"},
+        {"--slurm-partition", "slurm"},   {"--slurm-account", "slurm"},
+        {"--slurm-qos", "slurm"},         {"--slurm-time", "slurm"}};
     for (size_t k = 0; k < sizeof(scope) / sizeof(scope[0]); k++)
         if (given(o, scope[k][0]) && strcmp(o->sandbox, scope[k][1]) != 0)
             return aka_err_set(err, AKA_EXIT_USAGE,
@@ -249,8 +248,7 @@ static int check_scope(const struct aka_transport_opts *o, struct aka_err *err)
                            "got --sandbox %s",
                            o->sandbox);
     if (o->health_command && !*o->health_command)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "%s: expected a non-empty command",
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a non-empty command",
                            source(o, "--sandbox-health-command"));
     return 0;
 }

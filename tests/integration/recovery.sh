@@ -91,6 +91,10 @@ rc=0
 [ "$rc" = 75 ] || fail "--no-auto-recovery: exit $rc"
 [ -f "$TMP/q/kernel_opt_vector_add_c_cpu/.aka/environment-failure.json" ] || fail "no marker (q)"
 [ ! -e "$TMP/q/.aka-environment" ] || fail "--no-auto-recovery started a monitor"
+rc=0
+"$AKA" recovery status "$TMP/q/kernel_opt_vector_add_c_cpu" >/dev/null 2>"$TMP/err2" || rc=$?
+[ "$rc" = 2 ] && grep -q "no recovery state for this workspace" "$TMP/err2" ||
+  fail "status without recovery state: exit $rc: $(cat "$TMP/err2")"
 
 # --- stop-recovery.sh stops everything and keeps it stopped ------------------------------
 "$DIR/stop-recovery.sh" >/dev/null || fail "stop-recovery.sh failed"

@@ -120,8 +120,8 @@ static int f_probe(const struct aka_sandbox_transport *t, const struct aka_sandb
     return 0;
 }
 
-static const struct aka_sandbox_transport_ops fake_ops = {
-    "fake", f_prepare, f_run, f_nop, f_nop, f_describe, f_probe};
+static const struct aka_sandbox_transport_ops fake_ops = {"fake", f_prepare,  f_run,  f_nop,
+                                                          f_nop,  f_describe, f_probe};
 
 static int evaluate(struct fake *f, struct aka_eval_outcome *out, struct aka_err *err)
 {
@@ -181,8 +181,8 @@ static void test_evaluate_path(void **state)
 static void test_no_probe(void **state)
 {
     (void)state;
-    static const struct aka_sandbox_transport_ops ops = {
-        "bare", f_prepare, f_run, f_nop, f_nop, f_describe, NULL};
+    static const struct aka_sandbox_transport_ops ops = {"bare", f_prepare,  f_run, f_nop,
+                                                         f_nop,  f_describe, NULL};
     struct aka_sandbox_transport t = {&ops, NULL, AKA_SBX_BWRAP, NULL, NULL};
     struct aka_sandbox_probe p = {"true", 0, AKA_VENDOR_CPU};
     struct aka_sandbox_health h;

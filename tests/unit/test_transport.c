@@ -263,8 +263,8 @@ static void f_describe(const struct aka_sandbox_transport *t, struct strbuf *out
     strbuf_addstr(out, "fake");
 }
 
-static const struct aka_sandbox_transport_ops fake_ops = {
-    "fake", f_prepare, f_run, f_collect, f_cleanup, f_describe, NULL};
+static const struct aka_sandbox_transport_ops fake_ops = {"fake",    f_prepare,  f_run, f_collect,
+                                                          f_cleanup, f_describe, NULL};
 
 static const char *drive(struct fake *f, int *rc, enum aka_sandbox_status *status)
 {
