@@ -906,7 +906,10 @@ static int check_environment(struct eval_ctx *c, const struct aka_sandbox_result
     struct aka_err perr = AKA_ERR_INIT;
     if (aka_env_classify(&e) != AKA_ENV_PROBE)
         return 0;
-    e.probe = aka_eval_health(c->t, c->plat.name, c->framework, &h, &perr) == 0 ? 1 : 0;
+    e.probe =
+        aka_eval_health(c->t, c->plat.name, c->framework, c->req->in_agent_sandbox, &h, &perr) == 0
+            ? 1
+            : 0;
     enum aka_env_class cls = aka_env_classify(&e);
     if (cls == AKA_ENV_NONE)
         return 0;

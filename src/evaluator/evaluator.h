@@ -179,10 +179,12 @@ const char *aka_env_class_name(enum aka_env_class c);
  * the vendor's SMI tool) and, for a Python framework, an import of its module. */
 void aka_eval_health_command(enum aka_vendor vendor, const char *framework, const char *override,
                              struct strbuf *out);
-/* Probe t's environment for platform/framework (t->health_command overrides). 0 healthy;
- * -1 with code 75 ("environment: health_failed: ...") when not, or code 2 on a bad platform. */
+/* Probe t's environment for platform/framework (t->health_command overrides), as a job
+ * like an evaluation's (in_agent_sandbox: for an agent's `aka eval`). 0 healthy; -1 with
+ * code 75 ("environment: health_failed: ...") when not, or code 2 on a bad platform. */
 int aka_eval_health(const struct aka_sandbox_transport *t, const char *platform,
-                    const char *framework, struct aka_sandbox_health *h, struct aka_err *err);
+                    const char *framework, bool in_agent_sandbox, struct aka_sandbox_health *h,
+                    struct aka_err *err);
 
 /* The last environment failure this process met (for the campaign's failure marker). */
 struct aka_env_failure {

@@ -101,14 +101,16 @@ void aka_eval_health_command(enum aka_vendor vendor, const char *framework, cons
 }
 
 int aka_eval_health(const struct aka_sandbox_transport *t, const char *platform,
-                    const char *framework, struct aka_sandbox_health *h, struct aka_err *err)
+                    const char *framework, bool in_agent_sandbox, struct aka_sandbox_health *h,
+                    struct aka_err *err)
 {
     struct aka_platform plat;
     struct strbuf cmd = STRBUF_INIT;
     if (aka_platform_parse(platform, NULL, &plat, err) < 0)
         return -1;
     aka_eval_health_command(plat.vendor, framework, t->health_command, &cmd);
-    struct aka_sandbox_probe p = {cmd.buf, plat.vendor == AKA_VENDOR_CPU ? 0 : 1, plat.vendor};
+    struct aka_sandbox_probe p = {cmd.buf, plat.vendor == AKA_VENDOR_CPU ? 0 : 1, plat.vendor,
+                                  in_agent_sandbox};
     aka_sandbox_probe_health(t, &p, h);
     int rc = 0;
     if (!h->ok) {

@@ -107,7 +107,8 @@ static bool probe(struct monitor *m)
     struct aka_err err = AKA_ERR_INIT;
     if (!m->have_t)
         open_transport(m); /* a transport the host lacked may be there now */
-    bool ok = m->have_t && aka_eval_health(&m->t, m->o.platform, m->o.framework, &h, &err) == 0;
+    bool ok =
+        m->have_t && aka_eval_health(&m->t, m->o.platform, m->o.framework, false, &h, &err) == 0;
     aka_record_now(m->st.probe_at);
     m->st.probe_ok = ok;
     snprintf(m->st.probe_output, sizeof(m->st.probe_output), "%s",

@@ -41,6 +41,7 @@ static int probe_job(const struct aka_sandbox_transport *t, const struct aka_san
     job->gpu_count = p->gpu_count;
     job->gpu_vendor = p->gpu_vendor;
     job->detect_python = true; /* the interpreter evaluations use, torch included */
+    job->in_agent_sandbox = p->in_agent_sandbox;
     strvec_pushv(&job->argv, (const char *const[]){"sh", "-c", cmd.buf, NULL});
     strbuf_release(&cmd);
     return aka_sandbox_job_validate(job, err);

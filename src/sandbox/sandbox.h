@@ -235,6 +235,7 @@ struct aka_sandbox_probe {
     const char *command; /* sh -c command; NULL or "": only the disk check */
     int gpu_count;       /* GPUs the probe job gets (0 or 1) */
     enum aka_vendor gpu_vendor;
+    bool in_agent_sandbox; /* probing for an agent's `aka eval`: the job field of that name */
 };
 
 struct aka_sandbox_health {

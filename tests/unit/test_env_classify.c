@@ -184,7 +184,7 @@ static void test_no_probe(void **state)
     static const struct aka_sandbox_transport_ops ops = {"bare", f_prepare,  f_run, f_nop,
                                                          f_nop,  f_describe, NULL};
     struct aka_sandbox_transport t = {&ops, NULL, AKA_SBX_BWRAP, NULL, NULL};
-    struct aka_sandbox_probe p = {"true", 0, AKA_VENDOR_CPU};
+    struct aka_sandbox_probe p = {"true", 0, AKA_VENDOR_CPU, false};
     struct aka_sandbox_health h;
     aka_sandbox_probe_health(&t, &p, &h);
     assert_true(h.ok);
