@@ -34,7 +34,7 @@ static void hand_over(const struct aka_recovery_launch *l, const struct aka_opti
     struct aka_err err = AKA_ERR_INIT;
     struct strbuf dir = STRBUF_INIT;
     bool started = false;
-    if (o->no_auto_recovery || aka_recovery_is_restarted() || !*ws)
+    if (o->no_auto_recovery || aka_recovery_is_restarted() || !*ws || !aka_optimize_env_stopped(ws))
         return;
     if (aka_recovery_start(l, ws, o->environment_poll_interval, &dir, &started, &err) < 0)
         fprintf(stderr, "aka optimize: the recovery monitor was not started: %s\n", err.msg);

@@ -941,7 +941,10 @@ static int run_job(struct eval_ctx *c, struct aka_eval_outcome *out, struct aka_
         if (rc == 0)
             rc = check_environment(c, &res, err);
     } else if (err->code == AKA_EXIT_ENV) {
-        aka_env_note_failure(AKA_ENV_TRANSPORT, "evaluation", err->msg);
+        /* The job directory could not be written: our own write met ENOSPC. */
+        aka_env_note_failure(strstr(err->msg, strerror(ENOSPC)) ? AKA_ENV_DISK_FULL
+                                                                : AKA_ENV_TRANSPORT,
+                             "evaluation", err->msg);
     }
     for (size_t i = 0; i < res.notes.n; i++)
         strvec_push(&out->notes, res.notes.v[i]);

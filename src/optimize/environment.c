@@ -102,3 +102,12 @@ out:
     strbuf_release(&dir);
     return rc;
 }
+
+bool aka_optimize_env_stopped(const char *ws)
+{
+    struct strbuf p = STRBUF_INIT;
+    marker_path(ws, &p);
+    bool yes = aka_is_file(p.buf);
+    strbuf_release(&p);
+    return yes;
+}

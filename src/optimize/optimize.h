@@ -99,6 +99,10 @@ int aka_optimize_run(const struct aka_optimize_opts *o, const struct aka_sandbox
                      const char *repo_root, FILE *progress, char *stop_reason, size_t stop_len,
                      struct strbuf *ws_out, struct aka_err *err);
 
+/* Whether ws holds an environment-failure marker (the campaign stopped with 75 for the
+ * machine, not for a held lock or a bad flag): only then may recovery take over. */
+bool aka_optimize_env_stopped(const char *ws);
+
 /* The workspace directory the flags name: <parent>/kernel_opt_<op>_<fw>_<platform>[_production]. */
 int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *op_name,
                                 struct strbuf *out, struct aka_err *err);

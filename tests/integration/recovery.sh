@@ -8,7 +8,8 @@
 #   - stop-recovery.sh ends the monitor and keeps it stopped: with the flag present,
 #     nothing restarts within 3 poll intervals;
 #   - recover.sh resumes (a second one starts no second monitor); the optimizer
-#     restarts once health returns (ready/ack handshake, phase running);
+#     restarts once health returns (ready/ack handshake, phase running); a second
+#     optimizer meeting the campaign's lock (75, not the machine) starts no recovery;
 #   - that optimizer is SIGKILLed after V0 is recorded: the monitor goes back to polling
 #     and restarts it again, and the campaign finishes (exit 0, phase completed);
 #   - the crash test's invariant checker agrees: no episode lost or duplicated;
@@ -119,6 +120,13 @@ echo "recovery: stop-recovery.sh keeps it stopped"
 "$DIR/recover.sh" >/dev/null || fail "recover.sh (twice) failed"
 wait_for 20 "the restarted optimizer" phase_is running
 grep -q '"handoff"' "$DIR/restart.ack" || fail "no ack"
+# A second optimizer on the running campaign meets its lock (75), which is not the machine:
+# no marker, no monitor.
+rc=0
+"$AKA" "${args[@]}" >/dev/null 2>"$TMP/err4" || rc=$?
+[ "$rc" = 75 ] && grep -q "held by pid" "$TMP/err4" || fail "second optimizer: exit $rc: $(cat "$TMP/err4")"
+! grep -q "recovery monitor" "$TMP/err4" || fail "a held lock started recovery: $(cat "$TMP/err4")"
+[ ! -e "$WS/.aka/environment-failure.json" ] || fail "a held lock wrote the marker"
 wait_for 60 "V0" test -f "$WS/memory/v0.json"
 pid=$(field optimizer_pid)
 [ "$pid" -gt 1 ] || fail "no optimizer pid"
