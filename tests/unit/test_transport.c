@@ -137,6 +137,13 @@ static const struct open_case open_cases[] = {
     {{"--slurm-qos", "q"}, 2, AKA_TRANSPORT_LOCAL, "--slurm-qos: only applies"},
     {{"--sandbox", "slurm"}, 2, AKA_TRANSPORT_SLURM, "--slurm-partition"},
     {{"--sandbox-tmp", "/nonexistent/aka-tmp"}, 75, AKA_TRANSPORT_LOCAL, "/nonexistent/aka-tmp"},
+    /* the health probe runs where jobs run: local or ssh (docs/recovery.md) */
+    {{"--sandbox-health-command", "test -e /tmp"}, 0, AKA_TRANSPORT_LOCAL, ""},
+    {{"--sandbox-health-command", ""}, 2, AKA_TRANSPORT_LOCAL, "expected a non-empty command"},
+    {{"--sandbox-url", "https://gw", "--sandbox-health-command", "x"},
+     2,
+     AKA_TRANSPORT_GATEWAY,
+     "--sandbox-health-command: only applies to --sandbox local or ssh"},
 };
 
 static void test_open_cases(void **state)
