@@ -24,7 +24,8 @@ set -euo pipefail
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
 SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-recovery.XXXXXX")
-DIR= DIRS=()
+DIR=''
+DIRS=()
 cleanup() {
   # Whatever the test left running: the monitors and their optimizers, identity-checked.
   for d in "${DIRS[@]}" "$DIR"; do
