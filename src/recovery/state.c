@@ -157,8 +157,17 @@ void rcv_state_load(const char *dir, struct rcv_state *s)
     s->child_pid = (long long)json_integer_value(json_object_get(doc, "optimizer_pid"));
     s->child_ticks =
         (unsigned long long)json_integer_value(json_object_get(doc, "optimizer_start_ticks"));
+    json_t *probe = json_object_get(doc, "last_probe");
+    const char *at = json_string_value(json_object_get(probe, "at"));
+    const char *output = json_string_value(json_object_get(probe, "output"));
     snprintf(s->phase_buf, sizeof(s->phase_buf), "%s", phase ? phase : "");
     s->phase = s->phase_buf;
+    s->last_exit = json_is_integer(json_object_get(doc, "last_exit"))
+                       ? (int)json_integer_value(json_object_get(doc, "last_exit"))
+                       : -1;
+    s->probe_ok = json_is_true(json_object_get(probe, "ok"));
+    snprintf(s->probe_at, sizeof(s->probe_at), "%s", at ? at : "");
+    snprintf(s->probe_output, sizeof(s->probe_output), "%s", output ? output : "");
     json_decref(doc);
 }
 
