@@ -227,6 +227,8 @@ int aka_episode_run(struct aka_run *r, const struct aka_optimize_opts *o,
         rc = play(r, o, &ep, err);
     }
     if (rc == 0)
+        rc = aka_env_check_before_blame(r, o, &ep, err);
+    if (rc == 0)
         rc = aka_episode_record(r, &ep, err);
     if (rc == 0)
         rc = aka_episode_finish(r, &ep, c, err);

@@ -189,6 +189,21 @@ void aka_episode_release(struct aka_episode *ep);
 int aka_episode_recover(struct aka_run *r, const struct aka_optimize_opts *o,
                         struct aka_episode_counters *c, struct aka_err *err);
 
+/* The environment failed (environment.c): the episode in flight's agents ended; at the
+ * resume, the episode discarded (no record, no count; 1 when HEAD moved past its base). */
+void aka_episode_end_active_agents(struct aka_run *r);
+int aka_episode_discard(struct aka_run *r, struct aka_err *err);
+
+/* <ws>/.aka/environment-failure.json (environment.c): written (atomically) when the campaign
+ * stops with code 75; at the next start its episode is discarded, then it is removed. */
+int aka_env_marker_write(struct aka_run *r, const struct aka_err *cause, struct aka_err *err);
+int aka_env_marker_settle(struct aka_run *r, struct aka_err *err);
+/* An episode that did not promote is recorded only on a healthy machine: else code 75. */
+int aka_env_check_before_blame(struct aka_run *r, const struct aka_optimize_opts *o,
+                               const struct aka_episode *ep, struct aka_err *err);
+/* The health probe before V0 (and before anything else the campaign runs). */
+int aka_env_preflight(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_err *err);
+
 /* Archive the worktree's evidence and remove it (the branch stays); prune when it is gone. */
 int aka_episode_drop_worktree(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err);
 

@@ -290,6 +290,10 @@ static const struct aka_opt flags[] = {
      .def = "60",
      .metavar = "S",
      .help = "health poll interval of the recovery monitor"},
+    {.name = "--no-auto-recovery",
+     .off = OFF(no_auto_recovery),
+     .kind = AKA_OPT_BOOL,
+     .help = "on exit 75 (environment unavailable), start no recovery monitor"},
     {.name = NULL},
 };
 
