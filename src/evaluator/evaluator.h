@@ -69,6 +69,8 @@ struct aka_eval_request {
     long long llc_bytes;            /* <= 0: read from this host's sysfs (native C) */
     const char *eval_id;            /* NULL: generated */
     bool in_agent_sandbox;          /* an agent's `aka eval` inside the agent sandbox (job field) */
+    bool production_score; /* a production campaign's: score against production_performance
+                              when the operator's metadata has it (score.c) */
 };
 
 struct aka_eval_outcome {
@@ -98,6 +100,15 @@ void aka_eval_outcome_release(struct aka_eval_outcome *o);
  */
 int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_request *req,
                  struct aka_eval_outcome *out, struct aka_err *err);
+
+/*
+ * Re-score r against op's production_performance latencies (score.c): performance_score
+ * and the speedups become production µs / candidate µs; r->extra gets "score_reference"
+ * and "production_latency_us_by_shape". -1 (code 2) when a shape of r has no unambiguous
+ * production latency.
+ */
+int aka_eval_score_production(const struct aka_operator *op, struct aka_result *r,
+                              struct aka_err *err);
 
 /* The result object as printed and recorded: the typed result plus "sandbox_isolation". */
 json_t *aka_eval_result_json(const struct aka_eval_outcome *o);
@@ -217,6 +228,7 @@ struct aka_eval_episode {
     char *isolation, *cuda_arch;                  /* NULL when the campaign says nothing */
     char *record_path;
     char *operator_note; /* the original operator changed since the snapshot (NULL: no) */
+    bool production;     /* the campaign is a production one (its evaluations score alike) */
 };
 
 void aka_eval_episode_release(struct aka_eval_episode *ep);
