@@ -149,9 +149,16 @@ static void print_text(const struct aka_operator *op, const struct aka_runtime_p
         printf("distributed:   no (single GPU)\n");
     printf("source policy: inspection %s\n", c->source_policy_inspection ? "on" : "off");
     printf("               %s\n", c->reason);
-    printf("runtime pins:  atrex-bench version %s; requirements file %s (%zu line(s))\n",
-           pins->bench_version ? pins->bench_version : "not pinned",
-           pins->requirements_file ? pins->requirements_file : "not pinned", pins->requirements.n);
+    /* The Atrex-Bench version means something for Atrex-Bench operators only. */
+    if (op->layout == AKA_LAYOUT_ATREX)
+        printf("runtime pins:  atrex-bench version %s; requirements file %s (%zu line(s))\n",
+               pins->bench_version ? pins->bench_version : "not pinned",
+               pins->requirements_file ? pins->requirements_file : "not pinned",
+               pins->requirements.n);
+    else
+        printf("runtime pins:  requirements file %s (%zu line(s))\n",
+               pins->requirements_file ? pins->requirements_file : "not pinned",
+               pins->requirements.n);
 }
 
 /* op NULL: the platform alone; p NULL: the operator alone. */

@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "contracts/operator.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,15 +174,17 @@ static int read_dtypes(struct actx *a, json_t *meta, const char *key,
     return 0;
 }
 
-/* obj (metadata.shapes or roofline.shapes) may only name shapes of shapes.json. */
-static int check_shape_keys(struct actx *a, json_t *obj, const char *path)
+/* Every entry of obj (metadata.shapes or roofline.shapes) is an object; roofline.shapes
+ * may only name shapes of shapes.json (known_only). metadata.shapes may name others, as
+ * the official evaluator accepts: a shape described but not evaluated is not an error. */
+static int check_shape_keys(struct actx *a, json_t *obj, const char *path, bool known_only)
 {
     const char *sid;
     json_t *v;
     json_object_foreach(obj, sid, v)
     {
         jpath_key(&a->path, path, sid);
-        if (!aka_operator_find_shape(a->op, sid))
+        if (known_only && !aka_operator_find_shape(a->op, sid))
             return jfail(&a->c, a->path.buf, "expected a shape id of shapes.json; got \"%s\"", sid);
         if (!json_is_object(v))
             return jfail(&a->c, a->path.buf, "expected an object; got %s", jtype_name(v));
@@ -197,7 +200,7 @@ static int read_metadata(struct actx *a, json_t *meta)
         read_dtypes(a, meta, "input_dtypes", &a->op->inputs) < 0 ||
         read_dtypes(a, meta, "output_dtypes", &a->op->outputs) < 0 ||
         jget_obj(&a->c, meta, "", "shapes", false, &shapes) < 0 ||
-        (shapes && check_shape_keys(a, shapes, "shapes") < 0))
+        (shapes && check_shape_keys(a, shapes, "shapes", false) < 0))
         return -1;
     a->op->atrex.metadata = json_incref(meta);
     return 0;
@@ -247,7 +250,7 @@ static int read_roofline(struct actx *a, json_t *doc)
     json_t *shapes = NULL, *v;
     const char *sid;
     if (jexpect_obj(&a->c, doc, "") < 0 || jget_obj(&a->c, doc, "", "shapes", true, &shapes) < 0 ||
-        check_shape_keys(a, shapes, "shapes") < 0)
+        check_shape_keys(a, shapes, "shapes", true) < 0)
         return -1;
     json_object_foreach(shapes, sid, v)
     {
@@ -444,6 +447,87 @@ static int read_optional(struct actx *a, const char *name, bool required, doc_re
     return rc;
 }
 
+/* ---- the reference's signature ----------------------------------------------------------- */
+
+/* The text of `def forward(` ... `)` after `class Model(` (parentheses balanced), or NULL. */
+static const char *forward_params(const char *text, size_t *len)
+{
+    const char *cls = strstr(text, "\nclass Model(");
+    cls = strncmp(text, "class Model(", 12) == 0 ? text : cls;
+    const char *def = cls ? strstr(cls, "def forward(") : NULL;
+    if (!def)
+        return NULL;
+    const char *p = def + strlen("def forward(");
+    int depth = 1;
+    for (*len = 0; p[*len] && depth > 0; (*len)++)
+        depth += p[*len] == '(' || p[*len] == '[' ? 1 : p[*len] == ')' || p[*len] == ']' ? -1 : 0;
+    return depth == 0 ? p : NULL;
+}
+
+/* One parameter's name (before ':' or '='), trimmed; "" for self, *args and **kwargs. */
+static void param_name(const char *p, size_t n, struct strbuf *out)
+{
+    strbuf_reset(out);
+    while (n && (*p == ' ' || *p == '\n' || *p == '\t'))
+        p++, n--;
+    size_t k = 0;
+    while (k < n && (isalnum((unsigned char)p[k]) || p[k] == '_'))
+        k++;
+    if (k && !(k == 4 && strncmp(p, "self", 4) == 0))
+        strbuf_add(out, p, k);
+}
+
+/*
+ * The inputs are what Model.forward takes, in its order (the harness calls it with the
+ * tensors input.py makes): metadata.json's input_dtypes may name only some (layer_norm:
+ * x, where forward takes x, weight, bias). Their dtypes come from input_dtypes where it
+ * names them, else stay "unknown". A forward this scan cannot read leaves the list as
+ * metadata.json gave it.
+ */
+static void inputs_from_signature(struct aka_operator *op, const char *text)
+{
+    size_t len = 0, start = 0;
+    const char *params = forward_params(text, &len);
+    struct aka_tensor_specs sig = {0};
+    struct strbuf name = STRBUF_INIT;
+    int depth = 0;
+    for (size_t i = 0; params && i < len; i++) {
+        char ch = params[i];
+        depth += ch == '(' || ch == '[' ? 1 : ch == ')' || ch == ']' ? -1 : 0;
+        if (!(ch == ',' && depth == 0) && i + 1 < len)
+            continue;
+        param_name(params + start, i - start, &name);
+        start = i + 1;
+        if (!name.len)
+            continue;
+        struct aka_tensor_spec t = {0}, *m = NULL;
+        for (size_t k = 0; k < op->inputs.n && !m; k++)
+            m = strcmp(op->inputs.v[k].name, name.buf) == 0 ? &op->inputs.v[k] : NULL;
+        t.name = aka_xstrdup(name.buf);
+        t.dtype_name = aka_xstrdup(m ? m->dtype_name : "unknown");
+        t.dtype = m ? m->dtype : AKA_DTYPE_NONE;
+        VEC_PUSH(sig, t);
+    }
+    strbuf_release(&name);
+    if (!sig.n)
+        return;
+    for (size_t k = 0; k < op->inputs.n; k++)
+        aka_tensor_spec_release(&op->inputs.v[k]);
+    free(op->inputs.v);
+    op->inputs = sig;
+}
+
+static int read_signature(struct actx *a)
+{
+    struct strbuf text = STRBUF_INIT;
+    aka_op_path(a->op, "reference.py", &a->file);
+    int rc = aka_read_file(a->file.buf, &text, AKA_READ_LIMIT_DEFAULT, a->c.err);
+    if (rc == 0)
+        inputs_from_signature(a->op, text.buf);
+    strbuf_release(&text);
+    return rc;
+}
+
 int aka_atrex_read(struct aka_operator *op, struct aka_err *err)
 {
     struct actx a = {{NULL, err}, op, STRBUF_INIT, STRBUF_INIT};
@@ -457,7 +541,8 @@ int aka_atrex_read(struct aka_operator *op, struct aka_err *err)
         read_optional(&a, "shapes.json", true, read_shapes) == 0 &&
         read_optional(&a, "metadata.json", false, read_metadata) == 0 &&
         read_optional(&a, "roofline.json", false, read_roofline) == 0 &&
-        read_optional(&a, "agent_problem.json", false, read_agent_problem) == 0)
+        read_optional(&a, "agent_problem.json", false, read_agent_problem) == 0 &&
+        read_signature(&a) == 0)
         rc = 0;
     strbuf_release(&a.file);
     strbuf_release(&a.path);

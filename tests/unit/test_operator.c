@@ -286,8 +286,12 @@ static const struct bad_case cases[] = {
      "/reference.py: expected a top-level class Model(nn.Module); got none"},
     {"atrex unknown metadata dtype", ATREX, "metadata.json", "/input_dtypes/x", "\"bf17\"",
      "/metadata.json: input_dtypes.x: expected a dtype"},
-    {"atrex metadata names an unknown shape", ATREX, "metadata.json", "/shapes/9", "{}",
-     "/metadata.json: shapes.9: expected a shape id of shapes.json; got \"9\""},
+    /* metadata.shapes may describe shapes shapes.json lacks (the official evaluator
+     * accepts them); roofline.shapes may not, and a metadata entry must be an object. */
+    {"atrex roofline names an unknown shape", ATREX, "roofline.json", "/shapes/9", "{}",
+     "/roofline.json: shapes.9: expected a shape id of shapes.json; got \"9\""},
+    {"atrex metadata shape not an object", ATREX, "metadata.json", "/shapes/9", "[]",
+     "/metadata.json: shapes.9: expected an object; got an array"},
     {"atrex negative roofline bytes", ATREX, "roofline.json", "/shapes/0/semantic_Q_read_bytes",
      "-8", "/roofline.json: shapes.0: semantic_Q_read_bytes: expected an integer >= 0"},
     {"atrex invalid distributed contract", ATREX, "metadata.json", "/benchmark_contract",
@@ -381,6 +385,58 @@ static void t_bad_case(void **state)
 }
 
 /* ---- valid operators ------------------------------------------------------------------------- */
+
+/* Atrex inputs are Model.forward's parameters in order, dtypes from metadata.json where it
+ * names them (layer_norm's metadata names only x; forward takes x, weight, bias). */
+static void t_atrex_inputs_from_signature(void **state)
+{
+    (void)state;
+    struct strbuf dir = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_operator op;
+    make_dir(ATREX, &dir);
+    write_text(dir.buf, "reference.py",
+               "import torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+               "    def helper(self, q):\n        return q\n\n"
+               "    def forward(self, x: torch.Tensor,\n                weight: \"Tensor[int]\","
+               " bias=None,\n                shape: tuple[int, int] = (1, 2)) -> torch.Tensor:\n"
+               "        return x\n");
+    if (aka_operator_load(dir.buf, &op, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(op.inputs.n, 4);
+    const char *names[] = {"x", "weight", "bias", "shape"};
+    for (size_t i = 0; i < 4; i++)
+        assert_string_equal(op.inputs.v[i].name, names[i]);
+    assert_string_equal(op.inputs.v[0].dtype_name, "bf16");
+    assert_string_equal(op.inputs.v[1].dtype_name, "unknown");
+    aka_operator_release(&op);
+    remove_dir(dir.buf);
+    strbuf_release(&dir);
+}
+
+/* A metadata.json describing a shape that shapes.json lacks loads (the official evaluator
+ * accepts it); the operator's shapes stay those of shapes.json. */
+static void t_metadata_extra_shape(void **state)
+{
+    (void)state;
+    static const struct bad_case extra = {"metadata extra shape",
+                                          ATREX,
+                                          "metadata.json",
+                                          "/shapes/9",
+                                          "{\"description\": \"not evaluated\"}",
+                                          ""};
+    struct strbuf dir = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_operator op;
+    make_dir(ATREX, &dir);
+    write_case_file(dir.buf, &extra);
+    if (aka_operator_load(dir.buf, &op, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_null(aka_operator_find_shape(&op, "9"));
+    aka_operator_release(&op);
+    remove_dir(dir.buf);
+    strbuf_release(&dir);
+}
 
 static void t_bases_load(void **state)
 {
@@ -579,6 +635,8 @@ int main(void)
 {
     static const struct CMUnitTest fixed[] = {
         cmocka_unit_test(t_bases_load),
+        cmocka_unit_test(t_metadata_extra_shape),
+        cmocka_unit_test(t_atrex_inputs_from_signature),
         cmocka_unit_test(t_examples_load),
         cmocka_unit_test(t_distributed_example),
         cmocka_unit_test(t_native_details),

@@ -1,6 +1,6 @@
 """Unit tests of the judge's timing cross-check (crosscheck.py) on made-up samples.
 
-Run by tests/integration/harness_crosscheck.sh (PYTHONPATH = runtime/harness/python)."""
+Run by tests/integration/harness_units.sh (PYTHONPATH = runtime/harness/python)."""
 import unittest
 
 from aka_harness import crosscheck as xc

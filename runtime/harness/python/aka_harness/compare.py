@@ -148,6 +148,22 @@ def _exact(ref: torch.Tensor, out: torch.Tensor) -> Verdict:
     return Verdict(True, "", mx or 0.0, 0.0, None, 0, ref.numel())
 
 
+def _nan_note(ref: torch.Tensor, out: torch.Tensor) -> str:
+    """How many NaN the output has, and how many of them sit where the reference has NaN too
+    (a reference that produces NaN there makes the failure the operator's inputs', not
+    necessarily the kernel's; it still fails, but the message must not hide it)."""
+    o_nan = torch.isnan(out)
+    n = int(o_nan.sum().item())
+    if not n:
+        return ""
+    both = int((o_nan & torch.isnan(ref)).sum().item())
+    if both == n:
+        return f"{n} NaN in the output, all where the reference has NaN too"
+    if both:
+        return f"{n} NaN in the output, {both} of them where the reference has NaN too"
+    return f"{n} NaN in the output, none where the reference has NaN"
+
+
 def _compare_atrex(ref: torch.Tensor, out: torch.Tensor, tol: Tolerance) -> Verdict:
     """allclose in float64; NaN anywhere in the output never passes."""
     r = ref.to(torch.float64)
@@ -165,10 +181,10 @@ def _compare_atrex(ref: torch.Tensor, out: torch.Tensor, tol: Tolerance) -> Verd
     close = torch.isclose(o, r, rtol=tol.rtol, atol=tol.atol, equal_nan=False)
     count, first = _first_bad(~close, tuple(r.shape))
     if count:
-        nan = int(torch.isnan(o).sum().item())
         why = f"{count} of {r.numel()} elements outside atol={tol.atol} rtol={tol.rtol}"
-        if nan:
-            why += f" ({nan} NaN in the output)"
+        note = _nan_note(r, o)
+        if note:
+            why += f" ({note})"
         return Verdict(False, why, mx_abs, mx_rel, first, count, r.numel())
     return Verdict(True, "", mx_abs or 0.0, mx_rel or 0.0, None, 0, r.numel())
 
@@ -186,7 +202,9 @@ def _compare_sol(ref: torch.Tensor, out: torch.Tensor, tol: Tolerance) -> Verdic
     if bool(nonfinite.any()):
         count, first = _first_bad(nonfinite, shape)
         kind = "NaN" if bool((torch.isnan(r) | torch.isnan(o)).any()) else "Inf"
-        return Verdict(False, f"{count} elements are {kind} (non-finite values never pass)",
+        note = _nan_note(r, o)
+        return Verdict(False, f"{count} elements are {kind} (non-finite values never pass"
+                              f"{'; ' + note if note else ''})",
                        None, None, first, count, r.numel(), {"has_nan": kind == "NaN"})
     r, o = r[keep], o[keep]
     diff = (o - r).abs()

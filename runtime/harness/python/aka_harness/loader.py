@@ -117,6 +117,26 @@ def guess_framework(source: str) -> str:
     return "PyTorch"
 
 
+def _why_missing(module: str, full_path: list[str], role: str) -> str:
+    """Whether a module the candidate could not import is absent from the runtime (an
+    optional library nobody installed) or present but outside what a candidate may import:
+    the two need different fixes, and the first must not read as the sandbox's doing."""
+    top = module.split(".")[0]
+    saved = list(sys.path)
+    sys.path[:] = full_path
+    try:
+        installed = importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        installed = False
+    finally:
+        sys.path[:] = saved
+    if not installed:
+        return (f"'{top}' is not installed in the sandbox runtime; install it in the runtime "
+                f"image (ATREX_SANDBOX_REQUIREMENTS_FILE) if the {role} needs it")
+    return (f"'{top}' is installed, but a {role} may import only the standard library, "
+            f"torch, the framework packages and files beside it")
+
+
 def framework_problem(fw: Framework, device: str) -> Optional[str]:
     """Why this framework cannot run here, or None when it can."""
     for mod in fw.modules:
@@ -208,10 +228,9 @@ def import_isolated(path: str, role: str) -> ModuleType:
         spec.loader.exec_module(module)
     except ModuleNotFoundError as exc:
         missing = exc.name or str(exc)
-        raise LoadError("compile_import",
-                        f"{role} {os.path.basename(path)}: ModuleNotFoundError: no module "
-                        f"named '{missing}' (only the standard library, torch, the "
-                        f"framework packages and files beside the {role} can be imported)")
+        raise LoadError("compile_import", f"{role} {os.path.basename(path)}: "
+                        f"ModuleNotFoundError: no module named '{missing}' "
+                        f"({_why_missing(missing, saved_path, role)})")
     except BaseException as exc:  # SystemExit from a stray exit() is a load failure too
         raise LoadError("compile_import",
                         f"{role} {os.path.basename(path)}: {_short_traceback(exc, path)}")
