@@ -10,6 +10,9 @@
  *   artifacts.c  bringing artifacts back out of the job directory
  *   pids.c       the optional pids cgroup that bounds fork bombs
  *   local.c      the local transport that ties the steps together
+ *   ssh_remote.c the ssh transport's pure pieces: the remote probe, its parsing, the
+ *                remote bwrap command line and shell quoting
+ *   ssh.c        the ssh transport: ControlMaster, upload, run, download, removal
  */
 #ifndef AKA_SANDBOX_INTERNAL_H
 #define AKA_SANDBOX_INTERNAL_H
@@ -98,6 +101,10 @@ void sbx_add_system(struct strvec *a, const char *ctl, bool net);
  * flag comes from the agent sandbox's environment, which they do not read.
  */
 bool sbx_parent_proc(bool in_agent_sandbox);
+/* The same read-only system for a remote host (ssh): each directory bound when present. */
+void sbx_add_system_remote(struct strvec *a, const char *ctl);
+/* The writable job directory, its read-only inputs on top, / remounted read-only, chdir. */
+void sbx_add_jobdir(const struct aka_sandbox_job *job, const char *jobdir, struct strvec *a);
 /* Fresh /dev, /dev/shm and /tmp; /proc fresh, or the parent's read-only (parent_proc). */
 void sbx_add_fresh(struct strvec *a, bool parent_proc);
 /* The job's GPU nodes (and /sys read-only) when it asks for any. */
