@@ -119,6 +119,11 @@ int sbx_gpu_ids(const struct aka_sandbox_job *job, int *ids, size_t *n, struct a
  * naming the missing node. Checked for isolation none too. */
 int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err);
 
+/* ---- ssh_remote.c ---- */
+/* What the ssh transport cannot run at all (code 2): isolation none, two or more GPUs (a
+ * distributed operator), a GPU that is not NVIDIA's. */
+int sbx_ssh_check_job(const struct aka_sandbox_job *job, struct aka_err *err);
+
 /* ---- artifacts.c ---- */
 void sbx_collect_artifacts(const struct aka_sandbox_job *job, const char *jobdir,
                            struct aka_sandbox_result *res);

@@ -273,15 +273,15 @@ struct aka_sandbox_ssh_opts {
 
 /* What the remote host said before a job (the probe of ssh_remote.c). */
 struct aka_ssh_remote {
-    struct strbuf dir;        /* the job's mktemp -d directory */
-    struct strbuf home;       /* the remote $HOME: never bound, nor anything holding it */
-    unsigned uid, gid;        /* the remote user */
-    struct strbuf gpu_uuid;   /* GPU-...; empty when the job asked for no GPU */
-    bool mig;                 /* MIG enabled on that GPU: the job is refused */
-    struct strvec dev_nodes;  /* GPU device node names present under the remote /dev */
-    struct strvec bind_src;   /* each runtime bind's source after `realpath -e` */
-    struct strvec bind_dst;   /* and where it appears inside */
-    struct strvec missing;    /* tools the remote host lacks (bwrap, tar, timeout, ...) */
+    struct strbuf dir;       /* the job's mktemp -d directory */
+    struct strbuf home;      /* the remote $HOME: never bound, nor anything holding it */
+    unsigned uid, gid;       /* the remote user */
+    struct strbuf gpu_uuid;  /* GPU-...; empty when the job asked for no GPU */
+    bool mig;                /* MIG enabled on that GPU: the job is refused */
+    struct strvec dev_nodes; /* GPU device node names present under the remote /dev */
+    struct strvec bind_src;  /* each runtime bind's source after `realpath -e` */
+    struct strvec bind_dst;  /* and where it appears inside */
+    struct strvec missing;   /* tools the remote host lacks (bwrap, tar, timeout, ...) */
 };
 
 void aka_ssh_remote_init(struct aka_ssh_remote *r);
@@ -361,8 +361,8 @@ struct aka_transport_opts {
     bool validated;
     bool env_cannot_choose; /* the caller knows the transport (an episode's campaign): the
                                variables that choose one are ignored, the others still fill */
-    bool given[AKA_TRANSPORT_MAX_FLAGS]; /* indexed like aka_transport_flags */
-    struct aka_sandbox_local_opts local; /* what a local transport opened from these points at */
+    bool given[AKA_TRANSPORT_MAX_FLAGS];  /* indexed like aka_transport_flags */
+    struct aka_sandbox_local_opts local;  /* what a local transport opened from these points at */
     struct aka_sandbox_ssh_opts ssh_opts; /* ... and an ssh transport */
     struct aka_sandbox_transport opened;  /* the transport opened (closed by release) */
 };

@@ -51,9 +51,10 @@ struct ssh_job {
     struct aka_sandbox_result *res;
     struct sbx_stage st;
     struct aka_ssh_remote r;
-    struct strbuf cmd;    /* the remote command line of the job */
-    struct strbuf back;   /* local directory the artifacts were unpacked into */
-    char back_error[512]; /* why the artifacts' archive was refused as a whole */
+    struct strbuf cmd;     /* the remote command line of the job */
+    struct strbuf back;    /* local directory the artifacts were unpacked into */
+    char back_error[512];  /* why the artifacts' archive was refused as a whole */
+    struct strvec skipped; /* symlinks and special files the remote host left out */
 };
 
 /* ---- one ssh call -------------------------------------------------------------------------- */
@@ -75,8 +76,8 @@ static void first_line(const struct strbuf *text, char *out, size_t n)
 }
 
 /* A call that could not run, or that ssh itself failed (255): the environment's (75). */
-static int transport_failed(const struct ssh_conn *c, const char *what, const struct proc_result *pr,
-                            struct aka_err *err)
+static int transport_failed(const struct ssh_conn *c, const char *what,
+                            const struct proc_result *pr, struct aka_err *err)
 {
     char line[512];
     first_line(&pr->err, line, sizeof(line));
@@ -137,6 +138,24 @@ static int ssh_must(const struct ssh_conn *c, const struct call *k, struct strbu
     return rc;
 }
 
+/* The same, keeping what the remote command said on stderr (one name a line). */
+static int ssh_must_err(const struct ssh_conn *c, const struct call *k, struct strvec *lines,
+                        struct aka_err *err)
+{
+    struct proc_result pr;
+    int rc = ssh_call(c, k, &pr, err);
+    if (rc == 0 && (pr.exit_code != 0 || pr.timed_out))
+        rc = transport_failed(c, k->what, &pr, err);
+    for (const char *p = pr.err.buf; rc == 0 && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n)
+            strvec_pushf(lines, "%.*s", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    proc_result_release(&pr);
+    return rc;
+}
+
 /* ---- the connection -------------------------------------------------------------------------- */
 
 /* The socket path must fit a sockaddr_un (108 bytes): a long $TMPDIR falls back to /tmp. */
@@ -164,8 +183,8 @@ static int start_master(struct ssh_conn *c, struct aka_err *err)
     if (!c->dir.len && make_sock_dir(c, err) < 0)
         return -1;
     ssh_head(c, &argv);
-    strvec_pushv(&argv, (const char *const[]){"-o", "ControlMaster=yes", "-o",
-                                              "ControlPersist=600", "-f", "-N", NULL});
+    strvec_pushv(&argv, (const char *const[]){"-o", "ControlMaster=yes", "-o", "ControlPersist=600",
+                                              "-f", "-N", NULL});
     strvec_push(&argv, c->o->target);
     memset(&spec, 0, sizeof(spec));
     spec.argv = (const char *const *)argv.v;
@@ -187,7 +206,8 @@ static int start_master(struct ssh_conn *c, struct aka_err *err)
     return rc;
 }
 
-/* ---- prepare: probe, stage, upload ------------------------------------------------------------ */
+/* ---- prepare: probe, stage, upload ------------------------------------------------------------
+ */
 
 static int probe(struct ssh_job *sj, struct aka_err *err)
 {
@@ -200,8 +220,8 @@ static int probe(struct ssh_job *sj, struct aka_err *err)
             strvec_push(&srcs, src.buf);
     aka_ssh_probe_argv(sj->job->gpu_count > 0 ? o->gpu : -1, "/dev", NULL, &srcs, &argv);
     aka_shell_join((const char *const *)argv.v, argv.n, &cmd);
-    struct call k = {.what = "probe", .remote = cmd.buf, .out_cap = 65536,
-                     .timeout_s = SSH_SETUP_TIMEOUT_S};
+    struct call k = {
+        .what = "probe", .remote = cmd.buf, .out_cap = 65536, .timeout_s = SSH_SETUP_TIMEOUT_S};
     if (rc == 0)
         rc = ssh_must(sj->c, &k, &out, err);
     if (rc == 0)
@@ -256,7 +276,9 @@ static int upload(struct ssh_job *sj, struct aka_err *err)
     strbuf_addstr(&cmd, "mkdir -p -m 700 ");
     aka_shell_join((const char *const[]){tmp.buf}, 1, &cmd);
     strbuf_addf(&cmd, " && tar -x -f - -C %s", dir.buf);
-    struct call k = {.what = "upload", .remote = cmd.buf, .stdin_file = tar.buf,
+    struct call k = {.what = "upload",
+                     .remote = cmd.buf,
+                     .stdin_file = tar.buf,
                      .timeout_s = SSH_TRANSFER_TIMEOUT_S};
     if (rc == 0)
         rc = ssh_must(sj->c, &k, NULL, err);
@@ -293,10 +315,8 @@ static int job_command(struct ssh_job *sj, struct aka_err *err)
 static int prepare(struct ssh_job *sj, struct aka_err *err)
 {
     const struct aka_sandbox_job *job = sj->job;
-    if (job->isolation != AKA_SBX_BWRAP)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--sandbox ssh runs every job under the remote host's bwrap; "
-                           "isolation none is local only");
+    if (sbx_ssh_check_job(job, err) < 0) /* before anything is sent */
+        return -1;
     for (size_t i = 0; i < job->binds.n; i++)
         strvec_pushf(&sj->res->notes,
                      "this host's runtime bind %s is not used on %s (give "
@@ -310,7 +330,8 @@ static int prepare(struct ssh_job *sj, struct aka_err *err)
     return job_command(sj, err) < 0 ? -1 : upload(sj, err);
 }
 
-/* ---- run --------------------------------------------------------------------------------------- */
+/* ---- run ---------------------------------------------------------------------------------------
+ */
 
 static void take_result(struct aka_sandbox_result *res, struct proc_result *pr, long limit_s)
 {
@@ -338,7 +359,9 @@ static int after_failure(struct ssh_job *sj, struct aka_err *err)
     aka_shell_join((const char *const[]){sj->r.dir.buf}, 1, &q);
     strbuf_addf(&cmd, "printf 'rc %%s\\n' \"$(cat %s/rc 2>/dev/null)\"; df -Pk %s | tail -n 1",
                 q.buf, q.buf);
-    struct call k = {.what = "status check", .remote = cmd.buf, .out_cap = 4096,
+    struct call k = {.what = "status check",
+                     .remote = cmd.buf,
+                     .out_cap = 4096,
                      .timeout_s = SSH_SETUP_TIMEOUT_S};
     int rc = ssh_must(sj->c, &k, &out, err);
     long avail = -1;
@@ -372,7 +395,9 @@ static int check_sandbox(struct ssh_job *sj, struct aka_err *err)
     /* Everything up to the job's command, then `true`; the status file is not written. */
     strbuf_add(&cmd, sj->cmd.buf, sep ? (size_t)(sep - sj->cmd.buf) : 0);
     strbuf_addstr(&cmd, " -- true");
-    struct call k = {.what = "sandbox check", .remote = cmd.buf, .out_cap = 4096,
+    struct call k = {.what = "sandbox check",
+                     .remote = cmd.buf,
+                     .out_cap = 4096,
                      .timeout_s = SSH_SETUP_TIMEOUT_S};
     int rc = sep ? ssh_must(sj->c, &k, NULL, err) : 0;
     if (rc < 0) {
@@ -394,16 +419,22 @@ static int download(struct ssh_job *sj, bool command_ok, struct aka_err *err)
     aka_path_join(&jobdir, sj->r.dir.buf, "job");
     strbuf_addstr(&cmd, "cd ");
     aka_shell_join((const char *const[]){jobdir.buf}, 1, &cmd);
-    strbuf_addstr(&cmd, " || exit 1; set --; for a in ");
+    strbuf_addstr(&cmd, " || exit 1; for a in ");
     aka_shell_join((const char *const *)job->artifacts.v, job->artifacts.n, &cmd);
-    strbuf_addstr(&cmd, "; do if [ -e \"$a\" ] || [ -L \"$a\" ]; then set -- \"$@\" \"$a\"; fi; "
-                        "done; exec tar -c -f - -- \"$@\"");
+    /* Regular files and directories only, never through a symlink (find does not follow
+     * one); the rest is named on stderr and refused here. */
+    strbuf_addstr(&cmd, "; do [ -e \"$a\" ] || [ -L \"$a\" ] || continue; "
+                        "find \"$a\" ! -type f ! -type d -print >&2; "
+                        "find \"$a\" \\( -type f -o -type d \\) -print0; "
+                        "done | tar -c -f - --null --no-recursion -T -");
     aka_path_join(&tar, sj->st.root.buf, "back.tar");
     aka_path_join(&sj->back, sj->st.root.buf, "back");
-    struct call k = {.what = "artifact download", .remote = cmd.buf, .out_file = tar.buf,
+    struct call k = {.what = "artifact download",
+                     .remote = cmd.buf,
+                     .out_file = tar.buf,
                      .out_cap = job->max_artifact_total + ((size_t)1 << 20),
                      .timeout_s = SSH_TRANSFER_TIMEOUT_S};
-    int rc = ssh_must(sj->c, &k, NULL, &dl);
+    int rc = ssh_must_err(sj->c, &k, &sj->skipped, &dl);
     if (rc == 0 && aka_mkdir_p(sj->back.buf, 0700, &dl) == 0 &&
         aka_tar_unpack(tar.buf, sj->back.buf, job->max_artifact_total, &dl) < 0)
         snprintf(sj->back_error, sizeof(sj->back_error), "%s", dl.msg); /* the archive's fault */
@@ -421,8 +452,11 @@ static int run_job(struct ssh_job *sj, struct aka_err *err)
 {
     struct proc_result pr;
     const struct aka_sandbox_job *job = sj->job;
-    struct call k = {.what = "job", .remote = sj->cmd.buf, .out_cap = job->stdout_cap,
-                     .err_cap = job->stderr_cap, .timeout_s = job->timeout_s + SSH_RUN_SLACK_S};
+    struct call k = {.what = "job",
+                     .remote = sj->cmd.buf,
+                     .out_cap = job->stdout_cap,
+                     .err_cap = job->stderr_cap,
+                     .timeout_s = job->timeout_s + SSH_RUN_SLACK_S};
     if (ssh_call(sj->c, &k, &pr, err) < 0) {
         proc_result_release(&pr);
         return -1;
@@ -441,7 +475,8 @@ static int run_job(struct ssh_job *sj, struct aka_err *err)
     return job->artifacts.n ? download(sj, sj->res->exit_code == 0, err) : 0;
 }
 
-/* ---- cleanup ------------------------------------------------------------------------------------ */
+/* ---- cleanup ------------------------------------------------------------------------------------
+ */
 
 static int remove_remote(const struct ssh_conn *c, const char *dir, struct aka_err *err)
 {
@@ -450,7 +485,9 @@ static int remove_remote(const struct ssh_conn *c, const char *dir, struct aka_e
     /* A job may leave directories without write permission. */
     strbuf_addf(&cmd, "chmod -R u+rwx %s 2>/dev/null; rm -rf -- %s; test ! -e %s", q.buf, q.buf,
                 q.buf);
-    struct call k = {.what = "removing the job directory", .remote = cmd.buf, .out_cap = 4096,
+    struct call k = {.what = "removing the job directory",
+                     .remote = cmd.buf,
+                     .out_cap = 4096,
                      .timeout_s = SSH_SETUP_TIMEOUT_S};
     int rc = ssh_must(c, &k, NULL, err);
     strbuf_release(&q);
@@ -458,7 +495,8 @@ static int remove_remote(const struct ssh_conn *c, const char *dir, struct aka_e
     return rc;
 }
 
-/* ---- the transport interface -------------------------------------------------------------------- */
+/* ---- the transport interface --------------------------------------------------------------------
+ */
 
 static int ssh_prepare(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
                        struct aka_sandbox_result *res, void **state, struct aka_err *err)
@@ -480,6 +518,28 @@ static int ssh_run(void *state, struct aka_err *err)
     return run_job(state, err);
 }
 
+/* What was left out remotely is refused as a local job's would be, not as missing. */
+static void refuse_skipped(struct ssh_job *sj)
+{
+    struct strvec kept = STRVEC_INIT, *refused = &sj->res->artifacts_refused;
+    struct strbuf missing = STRBUF_INIT;
+    for (size_t i = 0; i < refused->n; i++) {
+        bool was_skipped = false;
+        for (size_t k = 0; k < sj->skipped.n && !was_skipped; k++) {
+            strbuf_reset(&missing);
+            strbuf_addf(&missing, "%s: does not exist", sj->skipped.v[k]);
+            was_skipped = strcmp(refused->v[i], missing.buf) == 0;
+        }
+        if (!was_skipped)
+            strvec_push(&kept, refused->v[i]);
+    }
+    for (size_t k = 0; k < sj->skipped.n; k++)
+        strvec_pushf(&kept, "%s: a symlink or special file (never followed)", sj->skipped.v[k]);
+    strvec_clear(refused);
+    *refused = kept;
+    strbuf_release(&missing);
+}
+
 static void ssh_collect(void *state)
 {
     struct ssh_job *sj = state;
@@ -487,6 +547,7 @@ static void ssh_collect(void *state)
         return;
     if (!sj->back_error[0]) {
         sbx_collect_artifacts(sj->job, sj->back.buf, sj->res);
+        refuse_skipped(sj);
         return;
     }
     for (size_t i = 0; i < sj->job->artifacts.n; i++)
@@ -509,6 +570,7 @@ static void ssh_cleanup(void *state)
     aka_ssh_remote_release(&sj->r);
     strbuf_release(&sj->cmd);
     strbuf_release(&sj->back);
+    strvec_clear(&sj->skipped);
     free(sj);
 }
 

@@ -87,8 +87,7 @@ static bool shell_safe(const char *s)
     if (!*s)
         return false;
     for (; *s; s++)
-        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-",
-                     *s))
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-", *s))
             return false;
     return true;
 }
@@ -292,11 +291,6 @@ static int add_gpu(const struct aka_sandbox_job *job, const struct aka_sandbox_s
 {
     struct aka_dev_nodes nodes;
     struct strbuf path = STRBUF_INIT;
-    if (job->gpu_vendor != AKA_VENDOR_NVIDIA)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--sandbox ssh exposes NVIDIA GPUs only (by nvidia-smi's UUID); this "
-                           "job asks for a %s GPU",
-                           aka_vendor_label(job->gpu_vendor));
     if (aka_platform_dev_nodes(AKA_VENDOR_NVIDIA, &o->gpu, 1, &nodes, err) < 0)
         return -1;
     for (size_t i = 0; i < nodes.n; i++) {
@@ -345,17 +339,33 @@ static void add_init(const char *init, struct strvec *a)
     strvec_push(a, "aka-init");
 }
 
-int aka_ssh_job_argv(const struct aka_sandbox_job *job, const struct aka_sandbox_ssh_opts *o,
-                     const struct aka_ssh_remote *r, struct strvec *a, struct aka_err *err)
+int sbx_ssh_check_job(const struct aka_sandbox_job *job, struct aka_err *err)
 {
-    struct strbuf jobdir = STRBUF_INIT, ctl = STRBUF_INIT;
-    int rc = 0;
+    if (job->isolation != AKA_SBX_BWRAP)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--sandbox ssh runs every job under the remote host's bwrap; "
+                           "isolation none is local only");
     if (job->gpu_count >= 2)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "a distributed job (%d GPUs: an operator with world_size >= 2) cannot "
                            "run over --sandbox ssh, which exposes one GPU (--sandbox-ssh-gpu); "
                            "run it with --sandbox local on a host with %d GPUs",
                            job->gpu_count, job->gpu_count);
+    if (job->gpu_count == 1 && job->gpu_vendor != AKA_VENDOR_NVIDIA)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--sandbox ssh exposes NVIDIA GPUs only (by nvidia-smi's UUID); this "
+                           "job asks for a %s GPU",
+                           aka_vendor_label(job->gpu_vendor));
+    return 0;
+}
+
+int aka_ssh_job_argv(const struct aka_sandbox_job *job, const struct aka_sandbox_ssh_opts *o,
+                     const struct aka_ssh_remote *r, struct strvec *a, struct aka_err *err)
+{
+    struct strbuf jobdir = STRBUF_INIT, ctl = STRBUF_INIT;
+    int rc = 0;
+    if (sbx_ssh_check_job(job, err) < 0)
+        return -1;
     aka_path_join(&jobdir, r->dir.buf, "job");
     aka_path_join(&ctl, r->dir.buf, "ctl");
     add_env_timeout(job, r, jobdir.buf, a);

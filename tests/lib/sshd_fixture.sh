@@ -12,7 +12,8 @@
 # that user (an unprivileged sshd can only log its own user in). Run as anyone else, the
 # server runs as and logs in the current user (there is no other user to switch to).
 # Sets: SSH_TARGET (USER@127.0.0.1), SSH_PORT, SSH_USER, SSH_HOME, SSH_TMP (the remote
-# TMPDIR, where the transport makes its job directories), SSHD_PID.
+# TMPDIR, where the transport makes its job directories), SSH_RBIN (first on the remote
+# PATH, empty: a test puts a fake nvidia-smi there), SSHD_PID.
 # Skips (exit 77) when sshd, ssh-keygen or bwrap is missing.
 
 SSHD_BIN=${SSHD_BIN:-/usr/sbin/sshd}
@@ -36,6 +37,8 @@ sshd_user() {
     local dir=$1
     SSH_HOME=$dir/home
     SSH_TMP=$dir/rtmp
+    SSH_RBIN=$dir/rbin
+    mkdir -p "$SSH_RBIN"
     if [ "$(id -u)" = 0 ]; then
         SSH_USER=akassh$$
         useradd -M -d "$SSH_HOME" -s /bin/sh "$SSH_USER"
@@ -96,7 +99,7 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
 AllowUsers $SSH_USER
-SetEnv TMPDIR=$SSH_TMP
+SetEnv TMPDIR=$SSH_TMP PATH=$dir/rbin:/usr/local/bin:/usr/bin:/bin
 LogLevel ERROR
 EOF
     sshd_as_user "$SSHD_BIN" -D -e -f "$dir/sshd_config" >"$dir/sshd.log" 2>&1 &
@@ -113,7 +116,9 @@ Host 127.0.0.1
   GlobalKnownHostsFile /dev/null
 EOF
     mkdir -p "$dir/bin"
-    printf '#!/bin/sh\nexec %s -F %s "$@"\n' "$(command -v ssh)" "$dir/ssh_config" >"$dir/bin/ssh"
+    # Each job's probe is counted in $dir/probes: evidence that jobs went over ssh.
+    printf '#!/bin/sh\ncase "$*" in *aka-probe*) echo probe >>%s/probes ;; esac\nexec %s -F %s "$@"\n' \
+        "$dir" "$(command -v ssh)" "$dir/ssh_config" >"$dir/bin/ssh"
     chmod 755 "$dir/bin/ssh"
     PATH=$dir/bin:$PATH
     export PATH
