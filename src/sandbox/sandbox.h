@@ -1,8 +1,8 @@
 /*
  * sandbox.h — the sandbox module's one public header: the job model of
  * DESIGN §4.7, the rules about what may cross the sandbox boundary, and the
- * transport interface (only `local` exists today; ssh, gateway and slurm plug
- * into the same vtable later).
+ * transport interface (`local` and `ssh` exist; gateway and slurm plug into the
+ * same vtable later).
  *
  * A job names every file it ships (an explicit allowlist: host source →
  * relative destination), the command, extra environment, a wall-clock limit,
@@ -202,8 +202,8 @@ json_t *aka_sandbox_result_to_json(const struct aka_sandbox_job *job,
 /* ---- transports ------------------------------------------------------------------------------ */
 
 /*
- * A transport runs one job somewhere: on this host (local), later on a host reached
- * over OpenSSH, a gateway or a Slurm allocation. aka_sandbox_run() drives every
+ * A transport runs one job somewhere: on this host (local), on a host reached over
+ * OpenSSH (ssh), later a gateway or a Slurm allocation. aka_sandbox_run() drives every
  * transport through the same steps, so what a caller sees does not depend on where
  * the job ran:
  *
@@ -306,14 +306,14 @@ int aka_ssh_probe_parse(const char *text, int gpu, const struct strvec *bind_dst
  */
 int aka_ssh_job_argv(const struct aka_sandbox_job *job, const struct aka_sandbox_ssh_opts *o,
                      const struct aka_ssh_remote *r, struct strvec *argv, struct aka_err *err);
-/* argv as one POSIX shell command line (what ssh hands the remote shell). */
-void aka_shell_join(const char *const *argv, size_t n, struct strbuf *out);
+/* n words as one POSIX shell command line (what ssh hands the remote shell). */
+void aka_shell_join(const char *const *words, size_t n, struct strbuf *out);
 /* "SRC[=DST]" split, checked with the runtime-bind rules as written (code 2). */
 int aka_ssh_check_bind_spec(const char *spec, struct strbuf *src, struct strbuf *dst,
                             struct aka_err *err);
 
-/* Fill t with an ssh transport (opts must outlive it); nothing is connected yet. Code 2
- * for a runtime bind the rules refuse as written. */
+/* Fill t with an ssh transport (opts must outlive it) and connect its ControlMaster. Code 2
+ * for a runtime bind the rules refuse as written, 75 when the host cannot be reached. */
 int aka_sandbox_ssh(struct aka_sandbox_transport *t, const struct aka_sandbox_ssh_opts *opts,
                     struct aka_err *err);
 /* Retry remote removals that failed (each once more), close the ControlMaster and free t's
@@ -385,9 +385,10 @@ int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platfo
                                 struct aka_err *err);
 /*
  * The transport the validated options describe (validated here first, without a
- * platform, when the caller did not); o must outlive t. Code 75 when the
- * environment cannot serve it: an unusable --sandbox-tmp, or a transport this build
- * does not have yet (ssh: issue 12; gateway, slurm: issue 13).
+ * platform, when the caller did not); o must outlive t, and aka_transport_opts_release
+ * closes it. Code 75 when the environment cannot serve it: an unusable --sandbox-tmp,
+ * an ssh host that cannot be reached (ssh connects here, before anything is written),
+ * or a transport this build does not have yet (gateway, slurm: issue 13).
  */
 int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
                        struct aka_err *err);

@@ -81,7 +81,8 @@ static int transport_failed(const struct ssh_conn *c, const char *what,
 {
     char line[512];
     first_line(&pr->err, line, sizeof(line));
-    return aka_err_set(err, AKA_EXIT_ENV, "ssh %s: %s failed (%s)", c->o->target, what,
+    return aka_err_set(err, AKA_EXIT_ENV, "ssh %s (GPU %d): %s failed (%s)", c->o->target,
+                       c->o->gpu, what,
                        pr->timed_out ? "no answer in time"
                        : *line       ? line
                                      : "ssh exit status 255");
@@ -609,6 +610,11 @@ int aka_sandbox_ssh(struct aka_sandbox_transport *t, const struct aka_sandbox_ss
     t->ctx = c;
     t->isolation = AKA_SBX_BWRAP;
     t->tmp_dir = opts->tmp_dir;
+    /* Connect now: a host that cannot be reached is known before anything is written. */
+    if (start_master(c, err) < 0) {
+        aka_sandbox_ssh_close(t, NULL);
+        return -1;
+    }
     return 0;
 }
 

@@ -92,18 +92,18 @@ static bool shell_safe(const char *s)
     return true;
 }
 
-void aka_shell_join(const char *const *argv, size_t n, struct strbuf *out)
+void aka_shell_join(const char *const *words, size_t n, struct strbuf *out)
 {
     for (size_t i = 0; i < n; i++) {
         if (i)
             strbuf_addch(out, ' ');
-        if (shell_safe(argv[i])) {
-            strbuf_addstr(out, argv[i]);
+        if (shell_safe(words[i])) {
+            strbuf_addstr(out, words[i]);
             continue;
         }
         /* Inside single quotes nothing is special but the quote itself. */
         strbuf_addch(out, '\'');
-        for (const char *p = argv[i]; *p; p++)
+        for (const char *p = words[i]; *p; p++)
             if (*p == '\'')
                 strbuf_addstr(out, "'\\''");
             else
