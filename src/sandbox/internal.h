@@ -13,6 +13,7 @@
  *   ssh_remote.c the ssh transport's pure pieces: the remote probe, its parsing, the
  *                remote bwrap command line and shell quoting
  *   ssh.c        the ssh transport: ControlMaster, upload, run, download, removal
+ *   selftest.c   one local job around `true`: can this host build a sandbox (aka doctor)
  */
 #ifndef AKA_SANDBOX_INTERNAL_H
 #define AKA_SANDBOX_INTERNAL_H

@@ -459,6 +459,9 @@ void aka_sandbox_mapped_files(struct strvec *out);
  * pyenv version), "" when none or refused: a view shows it too, so that an `aka eval`
  * started inside finds the interpreter the supervisor's evaluations use. */
 void aka_sandbox_python_prefix(struct strbuf *out);
+/* Can this host build a job sandbox? A local job around `true` is run (bwrap found in PATH,
+ * user namespaces usable): 0, or code 75 with why; bwrap's path into out when found. */
+int aka_sandbox_selftest(struct strbuf *bwrap, struct aka_err *err);
 /* bwrap: `given` or "bwrap" looked up in PATH; code 75 naming what is missing. */
 int aka_sandbox_find_bwrap(const char *given, struct strbuf *out, struct aka_err *err);
 

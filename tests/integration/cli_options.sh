@@ -67,6 +67,7 @@ help "wiki check" cmd/wiki.c:common_flags
 help "wiki plugins" cmd/wiki.c:common_flags
 help "wiki import" cmd/wiki.c:import_flags
 help "policy check" cmd/policy.c:check_flags
+help doctor cmd/doctor.c:flags $T
 
 # bad WANT CMD ARGS...: exit 2, one line on stderr containing WANT (fixed text); aka
 # optimize adds its "nothing was written" line.
@@ -81,7 +82,7 @@ bad() {
 
 for cmd in eval "sandbox run" optimize inspect status memory trace journal handoff \
   agent-session tune-agent ask-codex ask-qoder plan-reviewers "wiki query" "wiki show" \
-  "wiki check" "wiki plugins" "wiki import" "policy check"; do
+  "wiki check" "wiki plugins" "wiki import" "policy check" doctor; do
   # shellcheck disable=SC2086
   bad "aka: $cmd: --no-such-flag: unknown flag (see aka $cmd --help)" $cmd --no-such-flag x
 done
@@ -108,6 +109,7 @@ bad "plan-reviewers: --workspace: expected a value (WS)" plan-reviewers --worksp
 bad "wiki query: --limit: expected an integer in [1, 200]; got '0'" wiki query x --limit 0
 bad "wiki import: --out: expected a value (PLUGIN_DIR)" wiki import d --out
 bad "policy check: --json: takes no value; got 'yes'" policy check --json=yes
+bad "doctor: --agent: expected one of claude, qodercli, codex, pi, builtin; got 'x'" doctor --agent x
 bad "sandbox: 'frob': unknown subcommand; expected one of run" sandbox frob
 set +e; "$AKA_BIN" wiki frob >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e # then wiki's usage
 [ "$rc" = 2 ] && head -1 "$tmp/err" |
