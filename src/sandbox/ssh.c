@@ -179,8 +179,11 @@ static int start_master(struct ssh_conn *c, struct aka_err *err)
     struct strvec argv = STRVEC_INIT;
     struct proc_spec spec;
     struct proc_result pr;
-    if (c->master)
+    /* ControlPersist ends an idle master (a long agent turn between two jobs): its socket
+     * is then gone, and a new one is made rather than every job logging in anew. */
+    if (c->master && aka_exists(c->sock.buf))
         return 0;
+    c->master = false;
     if (!c->dir.len && make_sock_dir(c, err) < 0)
         return -1;
     ssh_head(c, &argv);
