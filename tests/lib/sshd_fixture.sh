@@ -55,15 +55,6 @@ sshd_user() {
     fi
 }
 
-# setpriv execs the command itself: $! is sshd, and killing it ends the server.
-sshd_as_user() {
-    if [ -n "${SSHD_CREATED_USER:-}" ]; then
-        setpriv --reuid="$SSHD_CREATED_USER" --regid="$SSHD_CREATED_USER" --init-groups \
-            --reset-env -- "$@"
-    else
-        "$@"
-    fi
-}
 
 sshd_stop() {
     if [ -n "${SSHD_PID:-}" ]; then
@@ -102,7 +93,14 @@ AllowUsers $SSH_USER
 SetEnv TMPDIR=$SSH_TMP PATH=$dir/rbin:/usr/local/bin:/usr/bin:/bin
 LogLevel ERROR
 EOF
-    sshd_as_user "$SSHD_BIN" -D -e -f "$dir/sshd_config" >"$dir/sshd.log" 2>&1 &
+    # Started as a simple command (not through a function, which runs in a subshell): $! is
+    # sshd itself (setpriv execs it), and killing it ends the server.
+    if [ -n "${SSHD_CREATED_USER:-}" ]; then
+        setpriv --reuid="$SSHD_CREATED_USER" --regid="$SSHD_CREATED_USER" --init-groups \
+            --reset-env -- "$SSHD_BIN" -D -e -f "$dir/sshd_config" >"$dir/sshd.log" 2>&1 &
+    else
+        "$SSHD_BIN" -D -e -f "$dir/sshd_config" >"$dir/sshd.log" 2>&1 &
+    fi
     SSHD_PID=$!
     printf '[127.0.0.1]:%s %s\n' "$SSH_PORT" "$(cut -d' ' -f1-2 "$dir/host_key.pub")" \
         >"$dir/known_hosts"
