@@ -81,6 +81,10 @@ static int transport_failed(const struct ssh_conn *c, const char *what,
 {
     char line[512];
     first_line(&pr->err, line, sizeof(line));
+    /* The failure is the environment's whatever it says; the message names a full disk
+     * when any line of it does (tar's first line is often only "Wrote only N bytes"). */
+    if (strstr(pr->err.buf, "No space left on device") && !strstr(line, "No space left"))
+        snprintf(line + strlen(line), sizeof(line) - strlen(line), "; No space left on device");
     return aka_err_set(err, AKA_EXIT_ENV, "ssh %s (GPU %d): %s failed (%s)", c->o->target,
                        c->o->gpu, what,
                        pr->timed_out ? "no answer in time"
@@ -271,6 +275,28 @@ static int pack(struct ssh_job *sj, struct strbuf *tar, struct aka_err *err)
     return rc;
 }
 
+/* After a failed upload: a full remote disk, said as such (tar may only say "Wrote only N
+ * of M bytes"); the failure is the environment's either way. */
+static void name_full_disk(struct ssh_job *sj, struct aka_err *err)
+{
+    struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    long avail = -1;
+    strbuf_addstr(&cmd, "df -Pk ");
+    aka_shell_join((const char *const[]){sj->r.dir.buf}, 1, &cmd);
+    strbuf_addstr(&cmd, " | tail -n 1");
+    struct call k = {
+        .what = "disk check", .remote = cmd.buf, .out_cap = 4096, .timeout_s = SSH_SETUP_TIMEOUT_S};
+    if (err->code == AKA_EXIT_ENV && ssh_must(sj->c, &k, &out, &ignored) == 0 &&
+        sscanf(out.buf, "%*s %*s %*s %ld", &avail) == 1 && avail < SSH_FULL_DISK_KB)
+        aka_err_set(err, AKA_EXIT_ENV,
+                    "ssh %s: upload failed: no space left on the remote file system of %s "
+                    "(%ld KiB free)",
+                    sj->c->o->target, sj->r.dir.buf, avail);
+    strbuf_release(&cmd);
+    strbuf_release(&out);
+}
+
 static int upload(struct ssh_job *sj, struct aka_err *err)
 {
     struct strbuf tar = STRBUF_INIT, cmd = STRBUF_INIT, tmp = STRBUF_INIT, dir = STRBUF_INIT;
@@ -284,8 +310,10 @@ static int upload(struct ssh_job *sj, struct aka_err *err)
                      .remote = cmd.buf,
                      .stdin_file = tar.buf,
                      .timeout_s = SSH_TRANSFER_TIMEOUT_S};
-    if (rc == 0)
-        rc = ssh_must(sj->c, &k, NULL, err);
+    if (rc == 0 && ssh_must(sj->c, &k, NULL, err) < 0) {
+        name_full_disk(sj, err);
+        rc = -1;
+    }
     strbuf_release(&tar);
     strbuf_release(&cmd);
     strbuf_release(&tmp);
@@ -372,15 +400,16 @@ static int after_failure(struct ssh_job *sj, struct aka_err *err)
     const char *df = strchr(out.buf, '\n');
     if (df && sscanf(df + 1, "%*s %*s %*s %ld", &avail) != 1)
         avail = -1;
+    /* A full disk first: the wrapper could not even write the status file then. */
+    if (rc == 0 && avail >= 0 && avail < SSH_FULL_DISK_KB)
+        rc = aka_err_set(err, AKA_EXIT_ENV,
+                         "ssh %s: no space left on the remote file system of %s (%ld KiB free)",
+                         sj->c->o->target, sj->r.dir.buf, avail);
     if (rc == 0 && strncmp(out.buf, "rc \n", 4) == 0)
         rc = aka_err_set(err, AKA_EXIT_ENV,
                          "ssh %s: the remote command did not finish (the connection or the "
                          "remote shell ended it: ssh status %d)",
                          sj->c->o->target, sj->res->exit_code);
-    if (rc == 0 && avail >= 0 && avail < SSH_FULL_DISK_KB)
-        rc = aka_err_set(err, AKA_EXIT_ENV,
-                         "ssh %s: no space left on the remote file system of %s (%ld KiB free)",
-                         sj->c->o->target, sj->r.dir.buf, avail);
     strbuf_release(&cmd);
     strbuf_release(&out);
     strbuf_release(&q);

@@ -11,6 +11,7 @@
 #      refused with exit 75 (MIG Disabled: refused for the missing /dev/nvidia0 instead),
 #      and `aka doctor` says FAIL for that GPU (before: ok for reachability and tools);
 #   6. ssh's own failure (a closed port) is exit 75, a command's exit 255 stays its own;
+#      a full remote disk (root: a small tmpfs over the remote TMPDIR) is exit 75;
 #   7. artifacts come back through the extraction rules (a symlink is refused);
 #   8. `aka eval` of examples/ops/vector_add (native C, CPU) over ssh passes;
 #   9. a two-episode built-in-tuner campaign completes over ssh, with memory records of
@@ -24,7 +25,7 @@ SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
 . "$SRC/tests/lib/sshd_fixture.sh"
 sshd_require
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-ssh-test.XXXXXX")
-trap 'sshd_stop; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+trap 'umount "${SSH_TMP:-/nonexistent}" 2>/dev/null; sshd_stop; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 sshd_start "$TMP"
 SSH=(--sandbox-ssh "$SSH_TARGET" --sandbox-ssh-gpu 0)
@@ -138,6 +139,30 @@ rc=0
 [ "$rc" = 75 ] && grep -q "refused" "$TMP/e6" || fail "a closed port: exit $rc: $(cat "$TMP/e6")"
 no_leftovers "failures"
 echo "ok: ssh's failure is exit 75; a command's exit 255 is its own"
+
+# A full remote disk (root only: a 512 KiB tmpfs over the remote TMPDIR): an upload that
+# does not fit and a command that failed on a full disk are the environment's (75); a
+# command that succeeds there is still its own result.
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=512k,mode=0755 tmpfs "$SSH_TMP" 2>/dev/null; then
+    chown "$SSH_USER" "$SSH_TMP"
+    head -c 2000000 /dev/urandom >"$TMP/in/big.bin"
+    rc=0
+    "$AKA" sandbox run "${SSH[@]}" --input "$TMP/in/big.bin" -- true >"$TMP/o6" 2>"$TMP/e6" || rc=$?
+    [ "$rc" = 75 ] && grep -q "no space left on the remote file system" "$TMP/e6" ||
+        { umount "$SSH_TMP"; fail "upload to a full disk: exit $rc: $(cat "$TMP/e6")"; }
+    rc=0
+    "$AKA" sandbox run "${SSH[@]}" -- sh -c 'head -c 4000000 /dev/zero >fill' >"$TMP/o6" 2>"$TMP/e6" || rc=$?
+    [ "$rc" = 75 ] && grep -q "no space left on the remote file system" "$TMP/e6" ||
+        { umount "$SSH_TMP"; fail "a command on a full disk: exit $rc: $(cat "$TMP/e6")"; }
+    rc=0
+    "$AKA" sandbox run "${SSH[@]}" -- sh -c 'echo small >f' >"$TMP/o6" 2>"$TMP/e6" || rc=$?
+    [ "$rc" = 0 ] || { umount "$SSH_TMP"; fail "a small job on the small disk: exit $rc"; }
+    no_leftovers "full disk"
+    umount "$SSH_TMP"
+    echo "ok: a full remote disk is exit 75 (upload, and a command that failed on it)"
+else
+    echo "note: not root or no tmpfs mount here: the full-disk case was skipped"
+fi
 
 # ---- 7. artifacts ---------------------------------------------------------------------------------
 mkdir -p "$TMP/art"
