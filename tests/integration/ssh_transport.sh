@@ -25,7 +25,8 @@ SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
 . "$SRC/tests/lib/sshd_fixture.sh"
 sshd_require
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-ssh-test.XXXXXX")
-trap 'umount "${SSH_TMP:-/nonexistent}" 2>/dev/null; sshd_stop; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+# (set -e holds in the trap too: every step of it must succeed or say || true.)
+trap 'umount "${SSH_TMP:-/nonexistent}" 2>/dev/null || true; sshd_stop; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 sshd_start "$TMP"
 SSH=(--sandbox-ssh "$SSH_TARGET" --sandbox-ssh-gpu 0)
