@@ -115,7 +115,8 @@ static void check_assets(const char *repo_root, struct aka_doctor_report *r)
     else
         aka_doctor_add(r, "asset tree", AKA_DOCTOR_FAIL,
                        "pass --repo-root DIR or set ATREX_AKA_HOME to the tree holding runtime/",
-                       "no runtime/ (the evaluator's assets) under %s", repo_root ? repo_root : "(none)");
+                       "no runtime/ (the evaluator's assets) under %s",
+                       repo_root ? repo_root : "(none)");
     strbuf_release(&h);
 }
 
