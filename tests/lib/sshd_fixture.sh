@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # sshd_fixture.sh — a real OpenSSH server on loopback for the ssh transport's tests,
 # sourced by tests/integration/ssh_transport.sh and doctor.sh.
 #
@@ -121,8 +122,8 @@ EOF
     PATH=$dir/bin:$PATH
     export PATH
     SSH_TARGET=$SSH_USER@127.0.0.1
-    local i
-    for i in $(seq 50); do
+    local _
+    for _ in $(seq 50); do
         ssh -o BatchMode=yes "$SSH_TARGET" true 2>/dev/null && return 0
         sleep 0.1
     done
