@@ -1,7 +1,8 @@
 #!/bin/bash
 # doctor.sh — `aka doctor` on this host, on a host without bwrap (PATH holds links to
-# every tool it needs but bwrap), and against an unreachable ssh host (loopback, a port
-# nothing listens on): each problem is a FAIL line naming it and what to do, exit 1;
+# every tool it needs but bwrap), against an unreachable ssh host (loopback, a port
+# nothing listens on) and with a runtime pin naming a missing file: each problem is a
+# FAIL line naming it and what to do, exit 1;
 # --json has one object per check, the same checks as the text; usage errors exit 2.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -euo pipefail
@@ -91,6 +92,12 @@ HOME=$TMP/home PATH=$TMP/bin:$PATH doctor claude --agent claude
 grep -E '^ok +claude ' "$TMP/claude" | grep -q "credentials found" || fail "claude: $(cat "$TMP/claude")"
 ! grep -qE '^(ok|warn|FAIL) +codex ' "$TMP/claude" || fail "--agent claude also checked codex"
 echo "ok: --agent names the one CLI; missing is FAIL, credentials on disk are reported"
+
+# ---- a runtime pin that names a missing file ---------------------------------------------------
+ATREX_SANDBOX_REQUIREMENTS_FILE=$TMP/no-such-requirements.txt doctor pins
+grep -E '^FAIL +runtime pins ' "$TMP/pins" | grep -q "no-such-requirements.txt" && [ "$rc" = 1 ] ||
+    fail "a missing requirements file: exit $rc: $(cat "$TMP/pins")"
+echo "ok: a runtime pin naming a missing file is FAIL naming it"
 
 # ---- usage errors ----------------------------------------------------------------------------
 doctor usage1 --agent nope
