@@ -405,11 +405,15 @@ static int after_failure(struct ssh_job *sj, struct aka_err *err)
         rc = aka_err_set(err, AKA_EXIT_ENV,
                          "ssh %s: no space left on the remote file system of %s (%ld KiB free)",
                          sj->c->o->target, sj->r.dir.buf, avail);
-    if (rc == 0 && strncmp(out.buf, "rc \n", 4) == 0)
-        rc = aka_err_set(err, AKA_EXIT_ENV,
-                         "ssh %s: the remote command did not finish (the connection or the "
-                         "remote shell ended it: ssh status %d)",
-                         sj->c->o->target, sj->res->exit_code);
+    int status = -1;
+    if (rc == 0 && (sscanf(out.buf, "rc %d", &status) != 1 || status != sj->res->exit_code))
+        /* No status (still running, or ended with its shell), or another one than ssh
+         * passed on: ssh's own status (255, a lost connection), never the command's. */
+        rc =
+            aka_err_set(err, AKA_EXIT_ENV,
+                        "ssh %s: the connection ended before the remote command did (ssh "
+                        "status %d; the command's: %s)",
+                        sj->c->o->target, sj->res->exit_code, status >= 0 ? "another" : "none yet");
     strbuf_release(&cmd);
     strbuf_release(&out);
     strbuf_release(&q);

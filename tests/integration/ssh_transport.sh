@@ -10,7 +10,8 @@
 #   5. a fake nvidia-smi first on the remote PATH reporting MIG Enabled: the GPU job is
 #      refused with exit 75 (MIG Disabled: refused for the missing /dev/nvidia0 instead),
 #      and `aka doctor` says FAIL for that GPU (before: ok for reachability and tools);
-#   6. ssh's own failure (a closed port) is exit 75, a command's exit 255 stays its own;
+#   6. ssh's own failure (a closed port, a connection lost while the command runs) is
+#      exit 75, a command's exit 255 stays its own;
 #      a full remote disk (root: a small tmpfs over the remote TMPDIR) is exit 75;
 #   7. artifacts come back through the extraction rules (a symlink is refused);
 #   8. `aka eval` of examples/ops/vector_add (native C, CPU) over ssh passes;
@@ -132,6 +133,16 @@ rc=0
 "$AKA" sandbox run --sandbox-ssh "$SSH_USER@127.0.0.1" --sandbox-ssh-gpu 0 -- sh -c 'exit 255' \
     >"$TMP/o6" 2>"$TMP/e6" || rc=$?
 [ "$rc" = 255 ] || fail "a command's own 255 became $rc: $(cat "$TMP/e6")"
+# The connection lost while the command runs (the server's per-connection processes, the
+# children of the sshd this test started, are ended): the environment's, not the job's.
+rc=0
+"$AKA" sandbox run "${SSH[@]}" -- sh -c 'sleep 4; exit 1' >"$TMP/o6" 2>"$TMP/e6" &
+apid=$!
+sleep 2
+for p in $(ps -o pid= --ppid "$SSHD_PID"); do kill "$p" 2>/dev/null || true; done
+wait "$apid" || rc=$?
+[ "$rc" = 75 ] || fail "a connection lost mid-job: exit $rc: $(cat "$TMP/e6")"
+sleep 3 # the remote command, left without its connection, ends; then it is cleaned below
 # The same loopback on a port nothing listens on.
 printf 'Host aka-closed\n  HostName 127.0.0.1\n  Port %s\n' "$(sshd_free_port)" >>"$TMP/ssh_config"
 rc=0
