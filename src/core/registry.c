@@ -34,6 +34,7 @@ static const struct aka_app apps[] = {
     {"ask-qoder", "Ask Qoder for an independent review of a frozen plan", cmd_ask_qoder},
     {"policy", "Check a kernel source against the production source policy", cmd_policy},
     {"recovery", "Show, stop or resume the recovery monitor of a campaign (exit 75)", cmd_recovery},
+    {"doctor", "Check that a campaign can start here (sandbox, tools, GPU, transport)", cmd_doctor},
     {"plan-reviewers", "(internal) Probe a campaign's plan reviewers once; print the cache",
      cmd_plan_reviewers},
     {NULL, NULL, NULL},

@@ -172,6 +172,26 @@ void sbx_add_system(struct strvec *a, const char *ctl, bool net)
     strbuf_release(&path);
 }
 
+/* Another host's system, whose layout is not known here: every top-level directory
+ * bound when present (bwrap resolves a merged-/usr link such as /bin -> usr/bin itself). */
+void sbx_add_system_remote(struct strvec *a, const char *ctl)
+{
+    struct strbuf path = STRBUF_INIT;
+    push3(a, "--ro-bind", "/usr", "/usr");
+    for (const char *const *d = sys_dirs; *d; d++)
+        push3(a, "--ro-bind-try", *d, *d);
+    for (const char *const *f = etc_files; *f; f++)
+        push3(a, "--ro-bind-try", *f, *f);
+    static const char *const generated[] = {"passwd", "group", "hosts", NULL};
+    for (const char *const *g = generated; *g; g++) {
+        aka_path_join(&path, ctl, *g);
+        strvec_push(a, "--ro-bind");
+        strvec_push(a, path.buf);
+        strvec_pushf(a, "/etc/%s", *g);
+    }
+    strbuf_release(&path);
+}
+
 /* The device nodes of the job's GPUs, as its platform names them. */
 static int job_nodes(const struct aka_sandbox_job *job, struct aka_dev_nodes *nodes,
                      struct aka_err *err)
@@ -232,7 +252,7 @@ static int add_runtime_binds(const struct aka_sandbox_job *job, const char *pyth
     return 0;
 }
 
-static void add_jobdir(const struct aka_sandbox_job *job, const char *jobdir, struct strvec *a)
+void sbx_add_jobdir(const struct aka_sandbox_job *job, const char *jobdir, struct strvec *a)
 {
     struct strbuf path = STRBUF_INIT;
     push3(a, "--bind", jobdir, jobdir);
@@ -337,7 +357,7 @@ int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const c
     sbx_add_fresh(a, parent_proc);
     if (sbx_add_gpus(job, a, err) < 0 || add_runtime_binds(job, python_prefix, a, err) < 0)
         return -1;
-    add_jobdir(job, jobdir, a);
+    sbx_add_jobdir(job, jobdir, a);
     strvec_push(a, "--");
     for (size_t i = 0; i < job->argv.n; i++)
         strvec_push(a, job->argv.v[i]);

@@ -11,6 +11,10 @@
  *   pids.c       the optional pids cgroup that bounds fork bombs
  *   local.c      the local transport that ties the steps together
  *   health.c     health probes run as jobs of a transport
+ *   ssh_remote.c the ssh transport's pure pieces: the remote probe, its parsing, the
+ *                remote bwrap command line and shell quoting
+ *   ssh.c        the ssh transport: ControlMaster, upload, run, download, removal
+ *   selftest.c   one local job around `true`: can this host build a sandbox (aka doctor)
  */
 #ifndef AKA_SANDBOX_INTERNAL_H
 #define AKA_SANDBOX_INTERNAL_H
@@ -99,6 +103,10 @@ void sbx_add_system(struct strvec *a, const char *ctl, bool net);
  * flag comes from the agent sandbox's environment, which they do not read.
  */
 bool sbx_parent_proc(bool in_agent_sandbox);
+/* The same read-only system for a remote host (ssh): each directory bound when present. */
+void sbx_add_system_remote(struct strvec *a, const char *ctl);
+/* The writable job directory, its read-only inputs on top, / remounted read-only, chdir. */
+void sbx_add_jobdir(const struct aka_sandbox_job *job, const char *jobdir, struct strvec *a);
 /* Fresh /dev, /dev/shm and /tmp; /proc fresh, or the parent's read-only (parent_proc). */
 void sbx_add_fresh(struct strvec *a, bool parent_proc);
 /* The job's GPU nodes (and /sys read-only) when it asks for any. */
@@ -117,6 +125,10 @@ int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err);
 /* The probe as a job of t (the local transport's probe_health). */
 int sbx_probe_job(const struct aka_sandbox_transport *t, const struct aka_sandbox_probe *p,
                   struct aka_sandbox_health *h);
+/* ---- ssh_remote.c ---- */
+/* What the ssh transport cannot run at all (code 2): isolation none, two or more GPUs (a
+ * distributed operator), a GPU that is not NVIDIA's. */
+int sbx_ssh_check_job(const struct aka_sandbox_job *job, struct aka_err *err);
 
 /* ---- artifacts.c ---- */
 void sbx_collect_artifacts(const struct aka_sandbox_job *job, const char *jobdir,

@@ -1,8 +1,8 @@
 /*
  * sandbox.h — the sandbox module's one public header: the job model of
  * DESIGN §4.7, the rules about what may cross the sandbox boundary, and the
- * transport interface (only `local` exists today; ssh, gateway and slurm plug
- * into the same vtable later).
+ * transport interface (`local` and `ssh` exist; gateway and slurm plug into the
+ * same vtable later).
  *
  * A job names every file it ships (an explicit allowlist: host source →
  * relative destination), the command, extra environment, a wall-clock limit,
@@ -202,8 +202,8 @@ json_t *aka_sandbox_result_to_json(const struct aka_sandbox_job *job,
 /* ---- transports ------------------------------------------------------------------------------ */
 
 /*
- * A transport runs one job somewhere: on this host (local), later on a host reached
- * over OpenSSH, a gateway or a Slurm allocation. aka_sandbox_run() drives every
+ * A transport runs one job somewhere: on this host (local), on a host reached over
+ * OpenSSH (ssh), later a gateway or a Slurm allocation. aka_sandbox_run() drives every
  * transport through the same steps, so what a caller sees does not depend on where
  * the job ran:
  *
@@ -281,6 +281,72 @@ int aka_sandbox_check_tmp(const char *tmp_dir, struct aka_err *err);
 /* Fill t with the local transport (isolation bwrap); opts must outlive t (NULL: defaults). */
 void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox_local_opts *opts);
 
+/*
+ * The ssh transport (ssh.c): jobs run on another host reached with the user's own
+ * OpenSSH client, under that host's Bubblewrap, with no network, the read-only system,
+ * only the allowlisted files (shipped as one tar stream into a fresh `mktemp -d`) and at
+ * most one GPU: the physical index `gpu`, by its device nodes and CUDA_VISIBLE_DEVICES
+ * set to its UUID. One ControlMaster connection serves every job of the transport and is
+ * closed by aka_sandbox_ssh_close. What the remote host could not do (ssh exit 255, a
+ * full disk, a missing tool, MIG) is the environment's (code 75), never the job's.
+ */
+struct aka_sandbox_ssh_opts {
+    const char *target;                 /* USER@HOST (or a Host alias of ssh_config) */
+    int gpu;                            /* the physical GPU index of the remote host */
+    const char *init;                   /* shell command run in the sandbox before the job */
+    const struct strvec *runtime_binds; /* "SRC[=DST]", remote paths */
+    const char *tmp_dir;                /* local staging (NULL: $TMPDIR, else /tmp) */
+};
+
+/* What the remote host said before a job (the probe of ssh_remote.c). */
+struct aka_ssh_remote {
+    struct strbuf dir;       /* the job's mktemp -d directory */
+    struct strbuf home;      /* the remote $HOME: never bound, nor anything holding it */
+    unsigned uid, gid;       /* the remote user */
+    struct strbuf gpu_uuid;  /* GPU-...; empty when the job asked for no GPU */
+    bool mig;                /* MIG enabled on that GPU: the job is refused */
+    struct strvec dev_nodes; /* GPU device node names present under the remote /dev */
+    struct strvec bind_src;  /* each runtime bind's source after `realpath -e` */
+    struct strvec bind_dst;  /* and where it appears inside */
+    struct strvec missing;   /* tools the remote host lacks (bwrap, tar, timeout, ...) */
+};
+
+void aka_ssh_remote_init(struct aka_ssh_remote *r);
+void aka_ssh_remote_release(struct aka_ssh_remote *r);
+/*
+ * The probe, as an argv to run with `sh -c`: makes the job directory under tmp (NULL:
+ * the remote $TMPDIR, else /tmp), and reports the user, $HOME, each bind's real path, the
+ * GPU's UUID and MIG mode (only when gpu >= 0) and the nvidia* nodes under dev_root.
+ */
+void aka_ssh_probe_argv(int gpu, const char *dev_root, const char *tmp,
+                        const struct strvec *bind_srcs, struct strvec *argv);
+/* Parse the probe's output into r; code 75 naming what the remote host lacks or said. */
+int aka_ssh_probe_parse(const char *text, int gpu, const struct strvec *bind_dsts,
+                        struct aka_ssh_remote *r, struct aka_err *err);
+/*
+ * The remote command for job as an argv (pure: nothing is run): `env -i` with the job's
+ * clean environment (and CUDA_VISIBLE_DEVICES), `timeout`, then bwrap with the remote
+ * system read-only, the generated /etc of r->dir/ctl, the job directory r->dir/job, the
+ * assigned GPU's nodes among r->dev_nodes, the checked runtime binds, and the command
+ * (behind `sh -c` running init when init is set). Code 2 for a job the transport cannot
+ * run (two or more GPUs: a distributed operator), 75 for a GPU the host does not show.
+ */
+int aka_ssh_job_argv(const struct aka_sandbox_job *job, const struct aka_sandbox_ssh_opts *o,
+                     const struct aka_ssh_remote *r, struct strvec *argv, struct aka_err *err);
+/* n words as one POSIX shell command line (what ssh hands the remote shell). */
+void aka_shell_join(const char *const *words, size_t n, struct strbuf *out);
+/* "SRC[=DST]" split, checked with the runtime-bind rules as written (code 2). */
+int aka_ssh_check_bind_spec(const char *spec, struct strbuf *src, struct strbuf *dst,
+                            struct aka_err *err);
+
+/* Fill t with an ssh transport (opts must outlive it) and connect its ControlMaster. Code 2
+ * for a runtime bind the rules refuse as written, 75 when the host cannot be reached. */
+int aka_sandbox_ssh(struct aka_sandbox_transport *t, const struct aka_sandbox_ssh_opts *opts,
+                    struct aka_err *err);
+/* Retry remote removals that failed (each once more), close the ControlMaster and free t's
+ * state; what could not be removed goes to notes (may be NULL). */
+void aka_sandbox_ssh_close(struct aka_sandbox_transport *t, struct strvec *notes);
+
 /* Validate, then prepare, run, collect and clean up through t; on refusal or
  * environment failure res is filled too. Setup, run and cleanup times go to res. */
 int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
@@ -327,8 +393,10 @@ struct aka_transport_opts {
     bool validated;
     bool env_cannot_choose; /* the caller knows the transport (an episode's campaign): the
                                variables that choose one are ignored, the others still fill */
-    bool given[AKA_TRANSPORT_MAX_FLAGS]; /* indexed like aka_transport_flags */
-    struct aka_sandbox_local_opts local; /* what a local transport opened from these points at */
+    bool given[AKA_TRANSPORT_MAX_FLAGS];  /* indexed like aka_transport_flags */
+    struct aka_sandbox_local_opts local;  /* what a local transport opened from these points at */
+    struct aka_sandbox_ssh_opts ssh_opts; /* ... and an ssh transport */
+    struct aka_sandbox_transport opened;  /* the transport opened (closed by release) */
 };
 
 void aka_transport_opts_init(struct aka_transport_opts *o);
@@ -349,9 +417,10 @@ int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platfo
                                 struct aka_err *err);
 /*
  * The transport the validated options describe (validated here first, without a
- * platform, when the caller did not); o must outlive t. Code 75 when the
- * environment cannot serve it: an unusable --sandbox-tmp, or a transport this build
- * does not have yet (ssh: issue 12; gateway, slurm: issue 13).
+ * platform, when the caller did not); o must outlive t, and aka_transport_opts_release
+ * closes it. Code 75 when the environment cannot serve it: an unusable --sandbox-tmp,
+ * an ssh host that cannot be reached (ssh connects here, before anything is written),
+ * or a transport this build does not have yet (gateway, slurm: issue 13).
  */
 int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
                        struct aka_err *err);
@@ -422,6 +491,9 @@ void aka_sandbox_mapped_files(struct strvec *out);
  * pyenv version), "" when none or refused: a view shows it too, so that an `aka eval`
  * started inside finds the interpreter the supervisor's evaluations use. */
 void aka_sandbox_python_prefix(struct strbuf *out);
+/* Can this host build a job sandbox? A local job around `true` is run (bwrap found in PATH,
+ * user namespaces usable): 0, or code 75 with why; bwrap's path into out when found. */
+int aka_sandbox_selftest(struct strbuf *bwrap, struct aka_err *err);
 /* bwrap: `given` or "bwrap" looked up in PATH; code 75 naming what is missing. */
 int aka_sandbox_find_bwrap(const char *given, struct strbuf *out, struct aka_err *err);
 

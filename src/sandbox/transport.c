@@ -13,6 +13,7 @@
 #include "base/opts.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,12 @@ void aka_transport_opts_init(struct aka_transport_opts *o)
 
 void aka_transport_opts_release(struct aka_transport_opts *o)
 {
+    struct strvec notes = STRVEC_INIT;
+    /* A remote directory that could not be removed even now is the user's to know. */
+    aka_sandbox_ssh_close(&o->opened, &notes);
+    for (size_t i = 0; i < notes.n; i++)
+        fprintf(stderr, "aka: warning: %s\n", notes.v[i]);
+    strvec_clear(&notes);
     strvec_clear(&o->ssh_runtime_binds);
 }
 
@@ -349,9 +356,7 @@ const char *aka_transport_kind_name(enum aka_transport_kind k)
 /* Where a remote transport would have sent the job, as validated. */
 static void remote_target(const struct aka_transport_opts *o, struct strbuf *out)
 {
-    if (o->kind == AKA_TRANSPORT_SSH)
-        strbuf_addf(out, "%s, GPU %d", o->ssh, o->ssh_gpu);
-    else if (o->kind == AKA_TRANSPORT_GATEWAY && o->url)
+    if (o->kind == AKA_TRANSPORT_GATEWAY && o->url)
         strbuf_addf(out, "%s, hardware %s", o->url, o->hardware);
     else if (o->kind == AKA_TRANSPORT_GATEWAY)
         strbuf_addf(out, "profile %s, hardware %s", o->profile, o->hardware);
@@ -359,12 +364,30 @@ static void remote_target(const struct aka_transport_opts *o, struct strbuf *out
         strbuf_addf(out, "partition %s", o->slurm_partition);
 }
 
+/* The ssh transport; its connection is made by the first job and closed by release. */
+static int open_ssh(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
+                    struct aka_err *err)
+{
+    o->ssh_opts = (struct aka_sandbox_ssh_opts){.target = o->ssh,
+                                                .gpu = o->ssh_gpu,
+                                                .init = o->ssh_init,
+                                                .runtime_binds = &o->ssh_runtime_binds,
+                                                .tmp_dir = NULL};
+    aka_sandbox_ssh_close(&o->opened, NULL);
+    if (aka_sandbox_ssh(&o->opened, &o->ssh_opts, err) < 0)
+        return -1;
+    *t = o->opened;
+    return 0;
+}
+
 int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
                        struct aka_err *err)
 {
-    static const char *const issue[] = {NULL, "issue 12", "issue 13", "issue 13"};
+    static const char *const issue[] = {NULL, NULL, "issue 13", "issue 13"};
     if (!o->validated && aka_transport_opts_validate(o, NULL, err) < 0)
         return -1;
+    if (o->kind == AKA_TRANSPORT_SSH)
+        return open_ssh(o, t, err);
     if (o->kind != AKA_TRANSPORT_LOCAL) {
         struct strbuf where = STRBUF_INIT;
         remote_target(o, &where);

@@ -68,6 +68,7 @@ help "wiki plugins" cmd/wiki.c:common_flags
 help "wiki import" cmd/wiki.c:import_flags
 help "policy check" cmd/policy.c:check_flags
 help recovery cmd/recovery.c:flags
+help doctor cmd/doctor.c:flags $T
 
 # bad WANT CMD ARGS...: exit 2, one line on stderr containing WANT (fixed text); aka
 # optimize adds its "nothing was written" line.
@@ -82,7 +83,7 @@ bad() {
 
 for cmd in eval "sandbox run" optimize inspect status memory trace journal handoff \
   agent-session tune-agent ask-codex ask-qoder plan-reviewers "wiki query" "wiki show" \
-  "wiki check" "wiki plugins" "wiki import" "policy check" recovery; do
+  "wiki check" "wiki plugins" "wiki import" "policy check" recovery doctor; do
   # shellcheck disable=SC2086
   bad "aka: $cmd: --no-such-flag: unknown flag (see aka $cmd --help)" $cmd --no-such-flag x
 done
@@ -111,6 +112,7 @@ bad "wiki import: --out: expected a value (PLUGIN_DIR)" wiki import d --out
 bad "policy check: --json: takes no value; got 'yes'" policy check --json=yes
 bad "recovery: --json: takes no value; got 'yes'" recovery status --json=yes
 bad "recovery: expected status, stop or resume; got 'restart'" recovery restart
+bad "doctor: --agent: expected one of claude, qodercli, codex, pi, builtin; got 'x'" doctor --agent x
 bad "sandbox: 'frob': unknown subcommand; expected one of run" sandbox frob
 set +e; "$AKA_BIN" wiki frob >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e # then wiki's usage
 [ "$rc" = 2 ] && head -1 "$tmp/err" |

@@ -2,7 +2,7 @@
 # layering.sh — the module dependency order of DESIGN §2, enforced.
 #
 #   base → contracts → {git, platform} → workspace → sandbox → {evaluator, agents, policy, profile, wiki, gateway}
-#        → bootstrap → optimize → {report, recovery} → cmd → core
+#        → bootstrap → optimize → {report, recovery, doctor} → cmd → core
 #
 # (agents above sandbox: the agent sandbox builds its bwrap argv with sandbox's view.)
 #
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$AKA_SOURCE_DIR/src"
 declare -A rank=([base]=0 [contracts]=1 [git]=2 [platform]=2 [workspace]=3 [sandbox]=4 [evaluator]=5 [agents]=5 [policy]=5
                  [profile]=5 [wiki]=5 [gateway]=5 [bootstrap]=6 [optimize]=7 [report]=8
-                 [recovery]=8 [cmd]=9 [core]=10)
+                 [recovery]=8 [doctor]=8 [cmd]=9 [core]=10)
 bad=0
 for dir in */; do
   m=${dir%/}

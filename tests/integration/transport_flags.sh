@@ -2,9 +2,10 @@
 # transport_flags.sh — `aka eval`, `aka sandbox run` and `aka optimize` take the same
 # transport flags from one table and get their transport from one factory:
 #   - every command accepts every transport flag and documents it in --help;
-#   - with default flags, --sandbox-ssh HOST --sandbox-ssh-gpu 0 (and a gateway or a
-#     Slurm partition) passes validation and ends with exit 75 naming the transport
-#     that is not built yet, writing nothing;
+#   - with default flags, --sandbox-ssh HOST --sandbox-ssh-gpu 0 passes validation and
+#     ends with exit 75 naming the host that cannot be reached (it does not resolve), a
+#     gateway or a Slurm partition with exit 75 naming the transport that is not built
+#     yet, all writing nothing;
 #   - a bad combination or value is a usage error (2) naming the flag, or the
 #     environment variable that supplied it;
 #   - the ATREX_SANDBOX_SSH* variables stand in for absent flags, and a transport
@@ -50,10 +51,10 @@ expect() {
 }
 
 # ---- default flags are valid on every transport ------------------------------------
-expect 75 "the ssh transport is not built yet (issue 12)" --sandbox-ssh gpu-host --sandbox-ssh-gpu 0
-expect 75 "gpu-host, GPU 3" --sandbox-ssh=gpu-host --sandbox-ssh-gpu=3
-expect 75 "the ssh transport is not built yet" --sandbox ssh --sandbox-ssh u@h --sandbox-ssh-gpu 0 \
-  --sandbox-ssh-runtime-bind /opt/conda=/opt/py --sandbox-ssh-runtime-bind /usr/local/cuda \
+expect 75 "ssh gpu-host (GPU 0): connecting" --sandbox-ssh gpu-host --sandbox-ssh-gpu 0
+expect 75 "gpu-host (GPU 3)" --sandbox-ssh=gpu-host --sandbox-ssh-gpu=3
+expect 75 "ssh u@h (GPU 0): connecting" --sandbox ssh --sandbox-ssh u@h --sandbox-ssh-gpu 0 \
+  --sandbox-ssh-runtime-bind /opt/conda=/opt/py --sandbox-ssh-runtime-bind /opt/cuda \
   --sandbox-ssh-init 'module load cuda' --sandbox-health-command nvidia-smi
 expect 75 "the gateway transport is not built yet (issue 13)" --sandbox-url https://gw.example \
   --sandbox-hardware H200
@@ -99,18 +100,18 @@ expect 2 "--sandbox-ssh: expected a value" --sandbox-ssh
 
 # ---- the environment stands in for absent flags -----------------------------------
 export ATREX_SANDBOX_SSH=envhost ATREX_SANDBOX_SSH_GPU=2
-expect 75 "envhost, GPU 2" --sandbox-ssh-init true
+expect 75 "envhost (GPU 2)" --sandbox-ssh-init true
 ATREX_SANDBOX_SSH_GPU=x expect 2 "ATREX_SANDBOX_SSH_GPU: expected an integer in [0, 31]; got 'x'"
 ATREX_SANDBOX_SSH_GPU= expect 2 "--sandbox-ssh-gpu: required with --sandbox-ssh envhost (or set ATREX_SANDBOX_SSH_GPU)"
 ATREX_SANDBOX_SSH_RUNTIME_BINDS='["/opt/conda", "/usr/local/cuda=/cuda"]' \
-  expect 75 "the ssh transport is not built yet"
+  expect 75 "ssh envhost (GPU 2): connecting"
 ATREX_SANDBOX_SSH_RUNTIME_BINDS='/opt/conda' \
   expect 2 "ATREX_SANDBOX_SSH_RUNTIME_BINDS (for --sandbox-ssh-runtime-bind): expected a JSON array of strings"
 ATREX_SANDBOX_SSH_RUNTIME_BINDS='["relative"]' \
   expect 2 "ATREX_SANDBOX_SSH_RUNTIME_BINDS: expected SRC[=DST] with absolute paths"
 ATREX_SANDBOX_SSH='-oProxyCommand=x' expect 2 "ATREX_SANDBOX_SSH: a host may not start with '-'"
 # A flag wins over its variable.
-expect 75 "flaghost, GPU 5" --sandbox-ssh flaghost --sandbox-ssh-gpu 5
+expect 75 "flaghost (GPU 5)" --sandbox-ssh flaghost --sandbox-ssh-gpu 5
 ATREX_SANDBOX_URL=https://gw.example expect 2 "ATREX_SANDBOX_SSH and ATREX_SANDBOX_URL are both set"
 # A transport chosen on the command line ignores the environment's: local runs.
 run sandbox --sandbox local

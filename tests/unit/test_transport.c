@@ -2,7 +2,8 @@
  * test_transport.c — the transport factory and the transport interface (sandbox.h):
  * the shared flag table parses every transport flag, validation resolves the
  * transport and names the flag (or environment variable) of every bad combination,
- * aka_transport_open gives the local transport or exit 75 for one not built yet,
+ * aka_transport_open gives the local transport, or exit 75 for an unreachable ssh host
+ * and for one not built yet,
  * and aka_sandbox_run drives any transport through prepare, run, collect and cleanup.
  */
 #include "aka_test.h"
@@ -92,13 +93,14 @@ struct open_case {
 };
 
 static const struct open_case open_cases[] = {
-    /* default flags are valid on every transport; the ones not built yet are 75 */
-    {{"--sandbox-ssh", "u@h", "--sandbox-ssh-gpu", "0"}, 75, AKA_TRANSPORT_SSH, "issue 12"},
+    /* default flags are valid on every transport; a host that does not resolve and the
+     * transports not built yet are 75 */
+    {{"--sandbox-ssh", "u@h", "--sandbox-ssh-gpu", "0"}, 75, AKA_TRANSPORT_SSH, "connecting"},
     {{"--sandbox", "ssh", "--sandbox-ssh=u@h", "--sandbox-ssh-gpu=31", "--sandbox-ssh-runtime-bind",
       "/opt/conda=/py", "--sandbox-ssh-init", "true", "--sandbox-health-command", "nvidia-smi"},
      75,
      AKA_TRANSPORT_SSH,
-     "u@h, GPU 31"},
+     "u@h (GPU 31)"},
     {{"--sandbox-url", "https://gw"}, 75, AKA_TRANSPORT_GATEWAY, "hardware nvidia/h200"},
     {{"--sandbox-profile", "prod", "--sandbox-hardware", "H20"},
      75,
@@ -199,7 +201,7 @@ static void test_environment(void **state)
     /* a flag wins over its variable */
     const char *gpu[] = {"--sandbox-ssh-gpu", "7", NULL};
     assert_int_equal(open_with(gpu, &err, &kind), 75);
-    assert_non_null(strstr(err.msg, "envhost, GPU 7"));
+    assert_non_null(strstr(err.msg, "envhost (GPU 7)"));
     /* a transport chosen on the command line ignores the environment's choice */
     const char *local[] = {"--sandbox", "local", NULL};
     assert_int_equal(open_with(local, &err, &kind), 0);

@@ -1,0 +1,239 @@
+/*
+ * test_ssh.c — the ssh transport's pure pieces (sandbox.h, ssh_remote.c), without ssh:
+ * the probe script run here against a fake /dev and a fake nvidia-smi, its parsing (MIG,
+ * missing tools, runtime binds after realpath), the remote bwrap command line (one GPU's
+ * nodes, its UUID, no network) and the shell quoting that carries it.
+ */
+#include "aka_test.h"
+
+#include "base/fs.h"
+#include "base/proc.h"
+#include "sandbox/sandbox.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void write_exec(const char *rel, const char *text)
+{
+    struct strbuf path = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    aka_path_join(&path, aka_scratch_dir(), rel);
+    assert_int_equal(aka_write_file_plain(path.buf, text, strlen(text), 0755, &err), 0);
+    strbuf_release(&path);
+}
+
+static void mkdir_scratch(const char *rel)
+{
+    struct strbuf path = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    aka_path_join(&path, aka_scratch_dir(), rel);
+    assert_int_equal(aka_mkdir_p(path.buf, 0755, &err), 0);
+    strbuf_release(&path);
+}
+
+/* Run argv through sh with PATH=<scratch>/bin first; stdout into out. */
+static int run_here(const struct strvec *argv, struct strbuf *out)
+{
+    struct proc_spec spec;
+    struct proc_result pr;
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf path = STRBUF_INIT;
+    strbuf_addf(&path, "PATH=%s/bin:/usr/bin:/bin", aka_scratch_dir());
+    const char *env[] = {path.buf, NULL};
+    memset(&spec, 0, sizeof(spec));
+    spec.argv = (const char *const *)argv->v;
+    spec.env = env;
+    spec.out_mode = PROC_TO_BUFFER;
+    spec.err_mode = PROC_INHERIT;
+    proc_result_init(&pr);
+    assert_int_equal(proc_run(&spec, &pr, &err), 0);
+    strbuf_add(out, pr.out.buf, pr.out.len);
+    int code = pr.exit_code;
+    proc_result_release(&pr);
+    strbuf_release(&path);
+    return code;
+}
+
+static void test_quoting(void **state)
+{
+    (void)state;
+    const char *words[] = {"a b", "it's", "", "$HOME;rm -rf /", "plain/x=1", "new\nline"};
+    struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT;
+    struct strvec argv = STRVEC_INIT;
+    strbuf_addstr(&cmd, "printf '<%s>' ");
+    aka_shell_join(words, 6, &cmd);
+    strvec_pushv(&argv, (const char *const[]){"/bin/sh", "-c", cmd.buf, NULL});
+    assert_int_equal(run_here(&argv, &out), 0);
+    assert_string_equal(out.buf, "<a b><it's><><$HOME;rm -rf /><plain/x=1><new\nline>");
+    strbuf_release(&cmd);
+    strbuf_release(&out);
+    strvec_clear(&argv);
+}
+
+/* A remote /dev with four GPUs; the job is given GPU 2 and sees nothing of the others. */
+static void test_probe_and_argv_fake_dev(void **state)
+{
+    (void)state;
+    static const char *const nodes[] = {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia0",
+                                        "nvidia1",   "nvidia2",    "nvidia3",          NULL};
+    struct strbuf dev = STRBUF_INIT, tmp = STRBUF_INIT, out = STRBUF_INIT, rel = STRBUF_INIT;
+    struct strvec argv = STRVEC_INIT, job_argv = STRVEC_INIT;
+    struct aka_ssh_remote r;
+    struct aka_err err = AKA_ERR_INIT;
+    mkdir_scratch("fdev");
+    mkdir_scratch("bin");
+    mkdir_scratch("rtmp");
+    for (size_t i = 0; nodes[i]; i++) {
+        strbuf_reset(&rel);
+        strbuf_addf(&rel, "fdev/%s", nodes[i]);
+        write_exec(rel.buf, "");
+    }
+    /* nvidia-smi answers only for the index it is asked about. */
+    write_exec("bin/nvidia-smi", "#!/bin/sh\ncase \"$*\" in *'-i 2'*) echo "
+                                 "'GPU-0a1b2c3d-1111-2222-3333-444455556666, Disabled';; *) exit "
+                                 "6;; esac\n");
+    aka_path_join(&dev, aka_scratch_dir(), "fdev");
+    aka_path_join(&tmp, aka_scratch_dir(), "rtmp");
+    aka_ssh_probe_argv(2, dev.buf, tmp.buf, NULL, &argv);
+    assert_int_equal(run_here(&argv, &out), 0);
+
+    aka_ssh_remote_init(&r);
+    assert_int_equal(aka_ssh_probe_parse(out.buf, 2, NULL, &r, &err), 0);
+    assert_non_null(strstr(r.dir.buf, "/rtmp/aka-ssh."));
+    assert_true(aka_is_dir(r.dir.buf));
+    assert_string_equal(r.gpu_uuid.buf, "GPU-0a1b2c3d-1111-2222-3333-444455556666");
+    assert_int_equal(r.dev_nodes.n, 7);
+
+    struct aka_sandbox_job job;
+    struct aka_sandbox_ssh_opts o = {.target = "u@h", .gpu = 2};
+    aka_sandbox_job_init(&job, AKA_SBX_RUN);
+    job.gpu_count = 1;
+    strvec_push(&job.argv, "true");
+    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), 0);
+    struct strbuf all = STRBUF_INIT;
+    for (size_t i = 0; i < job_argv.n; i++)
+        strbuf_addf(&all, "%s\n", job_argv.v[i]);
+    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia2\n/dev/nvidia2\n"));
+    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidiactl\n/dev/nvidiactl\n"));
+    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia-uvm\n/dev/nvidia-uvm\n"));
+    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia-uvm-tools\n"));
+    assert_null(strstr(all.buf, "nvidia0"));
+    assert_null(strstr(all.buf, "nvidia1"));
+    assert_null(strstr(all.buf, "nvidia3"));
+    assert_non_null(
+        strstr(all.buf, "CUDA_VISIBLE_DEVICES=GPU-0a1b2c3d-1111-2222-3333-444455556666\n"));
+    assert_non_null(strstr(all.buf, "env\n-i\n"));
+    assert_non_null(strstr(all.buf, "--unshare-all\n"));
+    assert_null(strstr(all.buf, "--share-net"));
+    assert_non_null(strstr(all.buf, "--ro-bind\n/usr\n/usr\n"));
+    assert_non_null(strstr(all.buf, "--remount-ro\n/\n"));
+
+    /* The same GPU without its own node on the host: the environment's (75). */
+    strvec_clear(&job_argv);
+    strvec_clear(&r.dev_nodes);
+    strvec_pushv(&r.dev_nodes, (const char *const[]){"nvidiactl", "nvidia0", NULL});
+    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_ENV);
+    assert_non_null(strstr(err.msg, "/dev/nvidia"));
+
+    /* Two GPUs (a distributed operator): refused, code 2. */
+    strvec_clear(&job_argv);
+    job.gpu_count = 2;
+    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "world_size >= 2"));
+
+    aka_remove_tree(r.dir.buf, &err);
+    aka_sandbox_job_release(&job);
+    aka_ssh_remote_release(&r);
+    strvec_clear(&argv);
+    strvec_clear(&job_argv);
+    strbuf_release(&all);
+    strbuf_release(&dev);
+    strbuf_release(&tmp);
+    strbuf_release(&out);
+    strbuf_release(&rel);
+}
+
+static int parse_text(const char *text, int gpu, const struct strvec *specs, struct aka_err *err)
+{
+    struct aka_ssh_remote r;
+    aka_ssh_remote_init(&r);
+    aka_err_clear(err);
+    int rc = aka_ssh_probe_parse(text, gpu, specs, &r, err);
+    aka_ssh_remote_release(&r);
+    return rc;
+}
+
+static void test_parse_refusals(void **state)
+{
+    (void)state;
+    struct aka_err err = AKA_ERR_INIT;
+    const char *head = "dir /t/aka-ssh.x\nid 1000 1000\nhome /h/u\n";
+    struct strbuf text = STRBUF_INIT;
+    strbuf_addf(&text, "%sgpu GPU-ab12, Enabled\n", head);
+    assert_int_equal(parse_text(text.buf, 0, NULL, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_ENV);
+    assert_non_null(strstr(err.msg, "MIG enabled"));
+    strbuf_reset(&text);
+    strbuf_addf(&text, "%sgpu GPU-ab12, [N/A]\n", head);
+    assert_int_equal(parse_text(text.buf, 0, NULL, &err), 0);
+    strbuf_reset(&text);
+    strbuf_addf(&text, "%sgpu MIG-ab12, Disabled\n", head);
+    assert_int_equal(parse_text(text.buf, 0, NULL, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_ENV);
+    strbuf_reset(&text);
+    strbuf_addf(&text, "missing bwrap\n%s", head);
+    assert_int_equal(parse_text(text.buf, -1, NULL, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_ENV);
+    assert_non_null(strstr(err.msg, "lacks bwrap"));
+
+    /* Runtime binds after the remote realpath: into ~/.ssh, the home, a system tree. */
+    struct strvec specs = STRVEC_INIT;
+    strvec_push(&specs, "/data/link=/opt/d");
+    static const char *const bad[] = {"bind /h/u/.ssh\n", "bind /h/u\n", "bind /etc\n",
+                                      "bind /\n",         "nobind -\n",  NULL};
+    for (size_t i = 0; bad[i]; i++) {
+        strbuf_reset(&text);
+        strbuf_addf(&text, "%s%s", head, bad[i]);
+        assert_int_equal(parse_text(text.buf, -1, &specs, &err), -1);
+        assert_int_equal(err.code, AKA_EXIT_USAGE);
+    }
+    strbuf_reset(&text);
+    strbuf_addf(&text, "%sbind /data/real\n", head);
+    assert_int_equal(parse_text(text.buf, -1, &specs, &err), 0);
+    strvec_clear(&specs);
+    strbuf_release(&text);
+}
+
+/* As written, before anything is sent. */
+static void test_bind_specs(void **state)
+{
+    (void)state;
+    struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    static const char *const bad[] = {
+        "/", "/etc", "/root/.ssh=/k", "/srv/x/.ssh=/k", "/opt/x=/usr/x", NULL};
+    for (size_t i = 0; bad[i]; i++) {
+        aka_err_clear(&err);
+        assert_int_equal(aka_ssh_check_bind_spec(bad[i], &src, &dst, &err), -1);
+        assert_int_equal(err.code, AKA_EXIT_USAGE);
+        assert_non_null(strstr(err.msg, "--sandbox-ssh-runtime-bind"));
+    }
+    assert_int_equal(aka_ssh_check_bind_spec("/opt/conda=/py", &src, &dst, &err), 0);
+    assert_string_equal(src.buf, "/opt/conda");
+    assert_string_equal(dst.buf, "/py");
+    strbuf_release(&src);
+    strbuf_release(&dst);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quoting),
+        cmocka_unit_test(test_probe_and_argv_fake_dev),
+        cmocka_unit_test(test_parse_refusals),
+        cmocka_unit_test(test_bind_specs),
+    };
+    return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
+}
