@@ -138,6 +138,20 @@ int aka_wiki_show(struct aka_wiki *w, const char *id, struct aka_wiki_hit *hit,
                   struct aka_err *err);
 void aka_wiki_hit_release(struct aka_wiki_hit *hit);
 
+/*
+ * One hardware fact of `chip` (any spelling the --chip filter accepts): the first
+ * of `quantities` (NULL-terminated) that a fact record holds in a unit convertible
+ * to `unit` ("GB/s" or "TFLOPS"). 0 found, 1 none, -1 error (an unknown chip:
+ * code 2). out->id and out->source (the record's source title) are the attribution.
+ */
+struct aka_wiki_fact {
+    double value;
+    char *id, *source;
+};
+int aka_wiki_fact(struct aka_wiki *w, const char *chip, const char *const *quantities,
+                  const char *unit, struct aka_wiki_fact *out, struct aka_err *err);
+void aka_wiki_fact_release(struct aka_wiki_fact *f);
+
 /* Rendering, so that callers only print. */
 json_t *aka_wiki_hit_json(const struct aka_wiki_hit *hit);
 void aka_wiki_hit_format(const struct aka_wiki_hit *hit, bool full, struct strbuf *out);

@@ -489,6 +489,7 @@ static void test_guard_rules(void **state)
         "cat /srv/gw/gateway.json",
         "aka gateway status",
         "aka eval --shape-id 3",
+        "aka profile --level sol --kernel-regex add --shape-id 3",
         "python3 bench.py",
         "rm -rf /srv/gw-other",
         "grep -r ncu .",

@@ -1,0 +1,205 @@
+/*
+ * profile.c — `aka profile [--level survey|sol|deep] [--kernel-regex R]
+ * [--top-kernels N] [--shape-id ID] [--metric M]... [--raw] [--json]
+ * [--from-report FILE] [--chip C] [--platform P]`: parse and print only; the
+ * parsers and the summary are src/profile/, the ceilings src/wiki/.
+ */
+#include "profile/profile.h"
+#include "base/fs.h"
+#include "base/opts.h"
+#include "cmd/cmd.h"
+#include "evaluator/evaluator.h"
+#include "wiki/wiki.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: aka profile [--level survey|sol|deep] [--kernel-regex R] [--top-kernels N]\n"
+    "                   [--shape-id ID] [--metric M]... [--raw] [--json]\n"
+    "                   [--from-report FILE] [--chip C] [--platform P]\n\n"
+    "Profile the worktree's kernel on one shape under the vendor profiler inside the\n"
+    "sandbox (Nsight Compute with --clock-control none; rocprofv3 on AMD), or\n"
+    "re-summarize a saved export with --from-report. The summary has one entry per\n"
+    "kernel: duration, compute and memory SOL %, DRAM throughput, achieved\n"
+    "occupancy, registers, shared memory, top stall reasons and the bound, set\n"
+    "against the chip's ceilings from the wiki's hardware records.\n";
+static const char notes_text[] =
+    "\nExit status: 0 with a summary; 2 on a usage error or a malformed export (one\n"
+    "line naming the file, line and field); 75 when this machine has no profiler\n"
+    "or GPU. See docs/profile.md.\n";
+
+static const char *const levels[] = {"survey", "sol", "deep", NULL};
+
+struct profile_args {
+    const char *level, *regex, *shape, *report, *chip, *platform;
+    int top;
+    struct strvec metrics;
+    bool raw, json;
+};
+
+#define OFF(f) offsetof(struct profile_args, f)
+
+static const struct aka_opt flags[] = {
+    {.name = "--level",
+     .off = OFF(level),
+     .kind = AKA_OPT_CHOICE,
+     .choices = levels,
+     .def = "sol",
+     .help = "survey: durations; sol: speed of light, occupancy, stalls; deep: every section "
+             "(needs --kernel-regex)"},
+    {.name = "--kernel-regex",
+     .off = OFF(regex),
+     .metavar = "R",
+     .help = "only kernels whose demangled name matches R (POSIX extended)"},
+    {.name = "--top-kernels",
+     .off = OFF(top),
+     .kind = AKA_OPT_INT,
+     .lo = 1,
+     .hi = 1000,
+     .def = "10",
+     .metavar = "N",
+     .help = "keep the N longest kernels"},
+    {.name = "--shape-id",
+     .off = OFF(shape),
+     .metavar = "ID",
+     .help = "the shape to profile (an opaque id in generalized production)"},
+    {.name = "--metric",
+     .off = OFF(metrics),
+     .kind = AKA_OPT_LIST,
+     .metavar = "M",
+     .help = "an extra profiler metric (repeatable)"},
+    {.name = "--raw",
+     .off = OFF(raw),
+     .kind = AKA_OPT_BOOL,
+     .help = "also print the raw export after the summary"},
+    {.name = "--json", .off = OFF(json), .kind = AKA_OPT_BOOL, .help = "print the summary as JSON"},
+    {.name = "--from-report",
+     .off = OFF(report),
+     .metavar = "FILE",
+     .help = "re-summarize a saved export (ncu --csv --page raw, rocprofv3 CSV, PPU acu CSV)"},
+    {.name = "--chip",
+     .off = OFF(chip),
+     .metavar = "C",
+     .help = "the chip whose wiki ceilings frame the summary (e.g. H200); none: no roofline"},
+    {.name = "--platform",
+     .off = OFF(platform),
+     .metavar = "P",
+     .help = "the target platform (default: the campaign's, inside an episode)"},
+    {.name = NULL},
+};
+
+/* The chip's DRAM and FLOP ceilings with their records; NULL chip: no roofline. */
+static int ceilings(const struct profile_args *a, const struct aka_app_ctx *ctx,
+                    struct aka_wiki_fact f[2], struct aka_profile_ceilings *c, struct aka_err *err)
+{
+    static const char *const bw[] = {"hbm_bandwidth", "memory_bandwidth", NULL};
+    static const char *const fl[] = {"fp32_tflops", NULL};
+    struct aka_wiki_config cfg = {.repo_root = ctx->repo_root, .quiet = true};
+    struct aka_wiki *w;
+    memset(c, 0, sizeof(*c));
+    if (!a->chip)
+        return 0;
+    if (aka_wiki_open(&cfg, &w, err) < 0)
+        return -1;
+    int rc = aka_wiki_fact(w, a->chip, bw, "GB/s", &f[0], err);
+    if (rc >= 0)
+        rc = aka_wiki_fact(w, a->chip, fl, "TFLOPS", &f[1], err);
+    aka_wiki_close(w);
+    c->chip = a->chip;
+    c->dram_gbps = f[0].id ? f[0].value : 0;
+    c->dram_record = f[0].id;
+    c->dram_source = f[0].source;
+    c->tflops = f[1].id ? f[1].value : 0;
+    c->flop_record = f[1].id;
+    c->flop_source = f[1].source;
+    return rc < 0 ? -1 : 0;
+}
+
+static void print(const struct profile_args *a, const struct aka_profile_summary *s,
+                  const struct aka_profile_ceilings *c)
+{
+    if (a->json) {
+        json_t *o = aka_profile_to_json(s, c);
+        json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        printf("\n");
+        json_decref(o);
+    } else {
+        struct strbuf text = STRBUF_INIT;
+        aka_profile_format(s, c, &text);
+        fwrite(text.buf, 1, text.len, stdout);
+        strbuf_release(&text);
+    }
+}
+
+static int from_report(const struct profile_args *a, const struct aka_app_ctx *ctx,
+                       struct aka_err *err)
+{
+    struct aka_profile_summary s;
+    struct aka_profile_ceilings c;
+    struct aka_wiki_fact f[2];
+    memset(f, 0, sizeof(f));
+    int parsed = aka_profile_parse_file(a->report, &s, err), rc = parsed;
+    if (rc == 0)
+        rc = aka_profile_select(&s, a->regex, (size_t)a->top, err);
+    if (rc == 0)
+        rc = ceilings(a, ctx, f, &c, err);
+    if (rc == 0)
+        print(a, &s, &c);
+    if (rc == 0 && a->raw) {
+        struct strbuf raw = STRBUF_INIT;
+        if (aka_read_file(a->report, &raw, AKA_READ_LIMIT_DEFAULT, err) == 0)
+            printf("\n--- raw export %s ---\n%s", a->report, raw.buf);
+        strbuf_release(&raw);
+    }
+    aka_wiki_fact_release(&f[0]);
+    aka_wiki_fact_release(&f[1]);
+    if (parsed == 0)
+        aka_profile_summary_release(&s);
+    return rc;
+}
+
+/* A live profile: the platform's profiler and GPU must be here, and the job goes through the
+ * campaign's transport. */
+static int live(const struct profile_args *a, const struct aka_app_ctx *ctx, struct aka_err *err)
+{
+    struct aka_eval_episode ep;
+    struct strbuf tool = STRBUF_INIT;
+    struct strvec argv = STRVEC_INIT;
+    memset(&ep, 0, sizeof(ep));
+    int rc = a->platform ? 0 : aka_eval_episode_detect(&ep, ctx->repo_root, err);
+    const char *platform = a->platform ? a->platform : ep.platform;
+    if (rc == 0 && !platform)
+        rc = aka_err_set(err, AKA_EXIT_USAGE,
+                         "--platform: required outside an episode (or use --from-report FILE)");
+    if (rc == 0)
+        rc = aka_profile_ncu_argv(a->level, a->regex, &a->metrics, &argv, err);
+    if (rc == 0)
+        rc = aka_profile_environment(platform, NULL, &tool, err);
+    if (rc == 0)
+        rc = aka_err_set(err, AKA_EXIT_FAILED,
+                         "profile: %s is here, but running it through the campaign's transport "
+                         "is not built yet; save an export and use --from-report FILE",
+                         tool.buf);
+    aka_eval_episode_release(&ep);
+    strbuf_release(&tool);
+    strvec_clear(&argv);
+    return rc;
+}
+
+int cmd_profile(int argc, char **argv, const struct aka_app_ctx *ctx)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct profile_args a = {.metrics = STRVEC_INIT};
+    struct aka_opt_group groups[] = {{.table = flags, .base = &a}, {0}};
+    static const struct aka_opt_doc doc = {"profile", usage_text, notes_text};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
+    int rc = aka_opts_parse(&c, argc, argv, 1, &err);
+    if (rc > 0)
+        return 0; /* the help is printed */
+    if (rc == 0)
+        rc = a.report ? from_report(&a, ctx, &err) : live(&a, ctx, &err);
+    strvec_clear(&a.metrics);
+    return rc < 0 ? aka_err_report(&err) : 0;
+}
