@@ -133,6 +133,23 @@ static void print(const struct profile_args *a, const struct aka_profile_summary
     }
 }
 
+/* Inside an episode the summary is kept for the memory record's profile_evidence. */
+static int keep(const struct aka_profile_summary *s, const struct aka_profile_ceilings *c,
+                struct aka_err *err)
+{
+    const char *wt = getenv("ATREX_AKA_WORKTREE");
+    struct strbuf saved = STRBUF_INIT;
+    if (!wt || !*wt)
+        return 0;
+    json_t *doc = aka_profile_to_json(s, c);
+    int rc = aka_profile_save(wt, doc, &saved, err);
+    if (rc == 0)
+        fprintf(stderr, "aka profile: summary kept as %s\n", saved.buf);
+    json_decref(doc);
+    strbuf_release(&saved);
+    return rc;
+}
+
 static int from_report(const struct profile_args *a, const struct aka_app_ctx *ctx,
                        struct aka_err *err)
 {
@@ -145,6 +162,8 @@ static int from_report(const struct profile_args *a, const struct aka_app_ctx *c
         rc = aka_profile_select(&s, a->regex, (size_t)a->top, err);
     if (rc == 0)
         rc = ceilings(a, ctx, f, &c, err);
+    if (rc == 0)
+        rc = keep(&s, &c, err);
     if (rc == 0)
         print(a, &s, &c);
     if (rc == 0 && a->raw) {

@@ -90,18 +90,53 @@ static void incumbent_summary(const struct aka_run *r, struct strbuf *out)
     }
 }
 
+/* The last episodes' records, oldest first, digested for the brief (bounded). */
+static void memory_digest(const struct aka_run *r, struct strbuf *out)
+{
+    struct aka_memory_listing l;
+    struct aka_err ignored = AKA_ERR_INIT;
+    struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+    struct aka_memory_record m[AKA_MEMORY_DIGEST_RECORDS];
+    const json_t *docs[AKA_MEMORY_DIGEST_RECORDS];
+    size_t n = 0;
+    aka_ws_path(&dir, r->ws.buf, AKA_WS_MEMORY);
+    if (aka_memory_list(dir.buf, &l, &ignored) == 0) {
+        size_t first =
+            l.versions.n > AKA_MEMORY_DIGEST_RECORDS ? l.versions.n - AKA_MEMORY_DIGEST_RECORDS : 0;
+        for (size_t i = first; i < l.versions.n; i++) {
+            strbuf_reset(&path);
+            aka_ws_memory_path(&path, r->ws.buf, l.versions.v[i]);
+            if (aka_memory_load(path.buf, &m[n], &ignored) == 0 && !m[n].masked) {
+                docs[n] = m[n].json;
+                n++;
+            } else if (!ignored.code) {
+                aka_memory_release(&m[n]);
+            }
+            aka_err_clear(&ignored);
+        }
+        aka_memory_listing_release(&l);
+    }
+    aka_memory_digest(docs, n, AKA_MEMORY_DIGEST_CAP, out);
+    for (size_t i = 0; i < n; i++)
+        aka_memory_release(&m[i]);
+    strbuf_release(&dir);
+    strbuf_release(&path);
+}
+
 static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
                         const struct aka_episode_counters *c, struct aka_episode *ep,
                         struct aka_err *err)
 {
     static const char *const templates[] = {"fast.md", "full.md", "goal.md"};
     struct strbuf tpl = STRBUF_INIT, out = STRBUF_INIT, inc = STRBUF_INIT, dst = STRBUF_INIT;
+    struct strbuf dig = STRBUF_INIT;
     char num[24], ver[24], trials[24], stalls[64];
     snprintf(num, sizeof(num), "%ld", ep->number);
     snprintf(ver, sizeof(ver), "%ld", ep->version);
     snprintf(trials, sizeof(trials), "%d", o->fast_trials);
     snprintf(stalls, sizeof(stalls), "%lld consecutive episodes without promotion", c->consecutive);
     incumbent_summary(r, &inc);
+    memory_digest(r, &dig);
     const struct aka_brief_var vars[] = {
         {"episode", num},
         {"memory_version", ver},
@@ -116,6 +151,7 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
         {"trials", trials},
         {"goal", o->goal && *o->goal ? o->goal : "restructure the kernel broadly"},
         {"stall_summary", stalls},
+        {"memory_digest", dig.buf},
         {NULL, NULL},
     };
     strbuf_addf(&tpl, "%s/runtime/prompts/%s", r->env.repo_root, templates[ep->kind]);
@@ -132,6 +168,7 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
     strbuf_release(&tpl);
     strbuf_release(&out);
     strbuf_release(&inc);
+    strbuf_release(&dig);
     strbuf_release(&dst);
     return rc;
 }

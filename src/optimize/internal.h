@@ -159,7 +159,7 @@ int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, str
                        struct aka_err *err);
 /* Recovery: does the worktree hold a handoff that completes this episode (the session's own
  * check, the fast gate included)? If so, ep->status (and candidate) are set from it. */
-bool aka_episode_late_handoff(struct aka_episode *ep);
+bool aka_episode_late_handoff(const struct aka_run *r, struct aka_episode *ep);
 
 /* Fast or ABBA verification of ep->candidate (episode_verify.c). */
 int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,

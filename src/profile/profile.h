@@ -133,6 +133,15 @@ int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const stru
 int aka_profile_environment(const char *platform, const char *dev_root, struct strbuf *tool,
                             struct aka_err *err);
 
+/*
+ * In an episode: save a summary (aka_profile_to_json) as the worktree's next
+ * .aka/profiles/pNNNN.json (path into `saved`, may be NULL), and read the newest
+ * one back (NULL when there is none or it is not a JSON object).
+ */
+int aka_profile_save(const char *worktree, const json_t *summary, struct strbuf *saved,
+                     struct aka_err *err);
+json_t *aka_profile_latest(const char *worktree);
+
 /* Internal to the module: shared by the parsers (kernel.c, csv.c, units.c). */
 struct aka_csv_row {
     size_t line; /* 1-based line where the row starts */

@@ -2,6 +2,7 @@
  * facts.c — one hardware fact of one chip, by quantity, with its attribution:
  * the ceilings a profile summary is set against (roofline context).
  */
+#include "contracts/records.h"
 #include "wiki/wiki.h"
 
 #include <math.h>
@@ -54,4 +55,30 @@ void aka_wiki_fact_release(struct aka_wiki_fact *f)
     free(f->id);
     free(f->source);
     memset(f, 0, sizeof(*f));
+}
+
+bool aka_wiki_has_id(const char *id, void *wiki)
+{
+    struct strvec missing = STRVEC_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    const char *ids[] = {id};
+    bool ok = id && aka_wiki_check_refs(wiki, ids, 1, &missing, &err) == 0 && missing.n == 0;
+    strvec_clear(&missing);
+    return ok;
+}
+
+int aka_wiki_check_journal(const struct aka_wiki_config *cfg, const char *journal_path,
+                           struct aka_err *err)
+{
+    struct aka_journal j;
+    struct aka_wiki *w = NULL;
+    if (aka_journal_load(journal_path, &j, err) < 0)
+        return -1;
+    int rc = aka_wiki_open(cfg, &w, err);
+    if (rc == 0)
+        rc = aka_journal_check_wiki_refs(journal_path, &j, aka_wiki_has_id, w, err);
+    if (w)
+        aka_wiki_close(w);
+    aka_journal_release(&j);
+    return rc;
 }

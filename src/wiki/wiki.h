@@ -98,6 +98,12 @@ int aka_wiki_open_pinned(const struct aka_wiki_config *cfg, const json_t *pin,
 /* Journal citations: the cited ids that no loaded record has go to `missing`. */
 int aka_wiki_check_refs(struct aka_wiki *w, const char *const *ids, size_t n,
                         struct strvec *missing, struct aka_err *err);
+/* One id, as contracts' aka_wiki_ref_exists_fn (wiki: a struct aka_wiki *). */
+bool aka_wiki_has_id(const char *id, void *wiki);
+/* Every wiki_refs[] id of the journal at journal_path names a record of the plugins cfg
+ * discovers; else an error (code 2) naming the journal, the field and the id. */
+int aka_wiki_check_journal(const struct aka_wiki_config *cfg, const char *journal_path,
+                           struct aka_err *err);
 
 /*
  * A query. Filter values are user spellings ("CuteDSL", "sm_90", "H200");

@@ -92,6 +92,7 @@ enum aka_wt_file {
     AKA_WT_HANDOFF,     /* .aka/handoff.json */
     AKA_WT_EVALUATIONS, /* .aka/evaluations.jsonl */
     AKA_WT_TRACE,       /* .aka/trace.jsonl: `aka trace` phase markers (the agent's claim) */
+    AKA_WT_PROFILES,    /* .aka/profiles/: `aka profile` summaries (never committed) */
     AKA_WT_FILE_COUNT
 };
 const char *aka_wt_rel(enum aka_wt_file f);
