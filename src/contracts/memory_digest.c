@@ -182,9 +182,12 @@ static void digest_record(const json_t *r, struct strbuf *out)
     const json_t *ep = json_object_get(r, "episode"), *gate = json_object_get(r, "quality_gate");
     const json_t *d, *e;
     size_t i;
-    strbuf_addf(&b, "%s (episode %lld, %s): %s", str(r, "version") ? str(r, "version") : "v?",
-                (long long)json_integer_value(json_object_get(ep, "number")),
-                str(ep, "kind") ? str(ep, "kind") : "?", str(r, "status") ? str(r, "status") : "?");
+    strbuf_addstr(&b, str(r, "version") ? str(r, "version") : "v?");
+    if (json_is_object(ep)) /* baselines have no episode */
+        strbuf_addf(&b, " (episode %lld, %s)",
+                    (long long)json_integer_value(json_object_get(ep, "number")),
+                    str(ep, "kind") ? str(ep, "kind") : "?");
+    strbuf_addf(&b, ": %s", str(r, "status") ? str(r, "status") : "?");
     if (str(gate, "failure_reason"))
         strbuf_addf(&b, "; failure: %s", str(gate, "failure_reason"));
     add_line(out, "- ", b.buf);
