@@ -28,7 +28,8 @@ static const char usage_main[] =
     "  show ID      one record in full, with its attribution\n"
     "  check        validate every plugin and record; exit 1 on problems\n"
     "  import DIR   convert an upstream gpu-wiki store into a local plugin\n"
-    "  plugins      list discovered plugins, fingerprints and skipped ones\n\n"
+    "  plugins      list discovered plugins, fingerprints and skipped ones\n"
+    "  cited        which records a campaign's episodes cited, and their outcomes\n\n"
     "Plugins come from <repo-root>/runtime/plugins, $XDG_DATA_HOME/aka/plugins\n"
     "(default ~/.local/share/aka/plugins) and <workspace>/.aka-plugins.\n";
 
@@ -252,6 +253,35 @@ static int run_plugins(struct wiki_args *a)
     return rc;
 }
 
+static const char usage_cited[] =
+    "usage: aka wiki cited [--workspace DIR] [--json]\n\n"
+    "Which wiki records helped: every id a campaign's episodes cited in their\n"
+    "journals (memory records' wiki_citations), with how often, the citing\n"
+    "experiments' decisions and the outcome of each citing episode.\n";
+
+static int run_cited(struct wiki_args *a)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    const char *ws = a->cfg.workspace ? a->cfg.workspace : getenv("ATREX_AKA_WORKSPACE");
+    if (!ws || !*ws) {
+        aka_err_set(&err, AKA_EXIT_USAGE, "--workspace: required (the campaign workspace)");
+        return aka_err_report(&err);
+    }
+    json_t *cites = aka_wiki_citations(ws, &err);
+    if (!cites)
+        return aka_err_report(&err);
+    if (a->json) {
+        print_json(cites);
+    } else {
+        struct strbuf out = STRBUF_INIT;
+        aka_wiki_citations_format(cites, &out);
+        fwrite(out.buf, 1, out.len, stdout);
+        strbuf_release(&out);
+        json_decref(cites);
+    }
+    return 0;
+}
+
 struct subcommand {
     const char *name;
     const struct aka_opt *flags; /* its own, before the common ones (NULL: none) */
@@ -266,8 +296,10 @@ static const struct subcommand subs[] = {
     {"check", NULL, true, usage_check, run_check},
     {"import", import_flags, false, usage_import, run_import},
     {"plugins", NULL, true, usage_plugins, run_plugins},
+    {"cited", NULL, true, usage_cited, run_cited},
 };
-static const char *const sub_names[] = {"query", "show", "check", "import", "plugins", NULL};
+static const char *const sub_names[] = {"query",   "show",  "check", "import",
+                                        "plugins", "cited", NULL};
 
 static int dispatch(const struct subcommand *s, int argc, char **argv,
                     const struct aka_app_ctx *ctx)

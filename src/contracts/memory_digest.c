@@ -140,6 +140,25 @@ json_t *aka_memory_profile_evidence(const json_t *journal, const json_t *profile
                      "bottleneck_type", bound ? bound : "unknown", "evidence_chain", chain);
 }
 
+json_t *aka_memory_wiki_citations(const json_t *journal)
+{
+    json_t *out = json_array(), *e, *id;
+    size_t i, k;
+    json_array_foreach(json_object_get(journal, "experiments"), i, e)
+    {
+        const json_t *d = json_object_get(e, "decision");
+        json_array_foreach(json_object_get(e, "wiki_refs"), k, id)
+        {
+            if (!json_is_string(id))
+                continue;
+            json_array_append_new(out, json_pack("{s:O, s:I, s:o}", "id", id, "experiment",
+                                                 (json_int_t)(i + 1), "disposition",
+                                                 d ? as_text(d, 200) : json_string("")));
+        }
+    }
+    return out;
+}
+
 /* ---- the digest a brief shows ---------------------------------------------------------- */
 
 static const char *str(const json_t *o, const char *key)

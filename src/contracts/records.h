@@ -249,6 +249,9 @@ json_t *aka_memory_open_directions(const json_t *journal);
 /* profile_evidence{tool_used, evidence_summary, bottleneck_type, evidence_chain}: from the
  * profile summary the agent cited (aka profile --json), or "not_profiled" when NULL. */
 json_t *aka_memory_profile_evidence(const json_t *journal, const json_t *profile);
+/* wiki_citations[{id, experiment, disposition}]: every wiki_refs[] id the journal cites, with
+ * the citing experiment's decision (how the record was used). */
+json_t *aka_memory_wiki_citations(const json_t *journal);
 /* The brief's digest of records (oldest first): status and failure, directions, dead
  * ends with their evidence, the profile's bound; newest first, at most cap bytes. */
 void aka_memory_digest(const json_t *const *records, size_t n, size_t cap, struct strbuf *out);

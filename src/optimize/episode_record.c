@@ -96,8 +96,9 @@ static void learned(const struct aka_episode *ep, json_t *doc)
     struct strbuf path = STRBUF_INIT;
     struct aka_journal j;
     struct aka_err ignored = AKA_ERR_INIT;
-    static const char *const carried[] = {"experience", "open_directions", "profile_evidence"};
-    for (size_t i = 0; i < 3; i++) /* the incumbent's, when its record was carried forward */
+    static const char *const carried[] = {"experience", "open_directions", "profile_evidence",
+                                          "wiki_citations"};
+    for (size_t i = 0; i < 4; i++) /* the incumbent's, when its record was carried forward */
         json_object_del(doc, carried[i]);
     aka_wt_path(&path, ep->worktree.buf, AKA_WT_JOURNAL);
     if (aka_is_file(path.buf) && aka_journal_load(path.buf, &j, &ignored) == 0) {
@@ -105,6 +106,7 @@ static void learned(const struct aka_episode *ep, json_t *doc)
         json_object_set_new(doc, "experience", aka_memory_experience(j.json));
         json_object_set_new(doc, "open_directions", aka_memory_open_directions(j.json));
         json_object_set_new(doc, "profile_evidence", aka_memory_profile_evidence(j.json, profile));
+        json_object_set_new(doc, "wiki_citations", aka_memory_wiki_citations(j.json));
         json_decref(profile);
         aka_journal_release(&j);
     }

@@ -158,6 +158,14 @@ int aka_wiki_fact(struct aka_wiki *w, const char *chip, const char *const *quant
                   const char *unit, struct aka_wiki_fact *out, struct aka_err *err);
 void aka_wiki_fact_release(struct aka_wiki_fact *f);
 
+/*
+ * Which records helped: the wiki_citations of every canonical memory record of the
+ * campaign workspace `ws`, per id: {id, cited, outcomes{status: n}, dispositions{decision:
+ * n}, versions[]}. NULL with err set when a record cannot be read.
+ */
+json_t *aka_wiki_citations(const char *ws, struct aka_err *err);
+void aka_wiki_citations_format(const json_t *cites, struct strbuf *out);
+
 /* Rendering, so that callers only print. */
 json_t *aka_wiki_hit_json(const struct aka_wiki_hit *hit);
 void aka_wiki_hit_format(const struct aka_wiki_hit *hit, bool full, struct strbuf *out);

@@ -12,7 +12,8 @@
 # profile_evidence (the ncu summary's bound); the profile summary is archived under the
 # episode's profiles/ and never committed; the brief of episode 2 shows episode 1's
 # directions and dead end with its evidence; the brief of episode 3 shows both earlier
-# episodes; episode 3's record names the made-up id.
+# episodes; episode 3's record names the made-up id; `aka wiki cited` joins each cited id
+# to the citing experiment's decision and the episode's outcome.
 set -euo pipefail
 : "${AKA_BIN:?}" "${AKA_SOURCE_DIR:?}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/aka-campaign-memory.XXXXXX")
@@ -109,5 +110,17 @@ assert "- v0: baseline" in b1 and "dead end:" not in b1 and "direction:" not in 
 archived = glob.glob(ws + "/.aka/episodes/*1/profiles/p0001.json")
 assert archived and json.load(open(archived[0]))["tool"] == "ncu", archived
 PY
+# Which records helped: citations joined to the citing episode's outcome.
+"$AKA_BIN" wiki cited --workspace "$WS" --json >"$T/cited.json" || fail "aka wiki cited"
+python3 - "$T/cited.json" <<'PY' || fail "wiki cited: $(cat "$T/cited.json")"
+import json, sys
+c = {e["id"]: e for e in json.load(open(sys.argv[1]))}
+h = c["nvidia.h200.hbm-bandwidth"]
+assert h["cited"] == 1 and h["outcomes"] == {"pivot": 1} and h["dispositions"] == {"reject": 1}, h
+assert c["nvidia.h200.made-up"]["outcomes"] == {"invalid_handoff": 1}, c
+PY
+"$AKA_BIN" wiki cited --workspace "$WS" >"$T/cited.txt"
+grep -q "^nvidia.h200.hbm-bandwidth: cited 1 time(s); outcomes: pivot x1; dispositions: reject x1" \
+  "$T/cited.txt" || fail "wiki cited text: $(cat "$T/cited.txt")"
 ! git -C "$WS" log --all --name-only --format= | grep -q 'profiles/' || fail "a profile was committed"
 echo "campaign_memory: ok"
