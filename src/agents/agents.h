@@ -187,6 +187,10 @@ json_t *aka_trace_phase_times(const char *trace_file);
 /* Copy runtime/skills into the worktree where `backend` looks for them. */
 int aka_agent_install_skills(const char *backend, const char *repo_root, const char *worktree,
                              struct aka_err *err);
+/* The pinned plugins' skill directories (absolute), each under its basename in the backend's
+ * skills directory; a name that is already installed is an error (code 2). */
+int aka_agent_install_plugin_skills(const char *backend, const char *worktree,
+                                    const struct strvec *dirs, struct aka_err *err);
 /* The sentence a brief uses to tell this backend where its skills are. */
 const char *aka_agent_skills_hint(const char *backend);
 

@@ -160,6 +160,8 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
     if (rc == 0)
         rc = aka_conversion_brief(r, o, &out, err); /* the Gluon directive while latched */
     if (rc == 0)
+        rc = aka_optimize_plugin_brief(r, &out, err);
+    if (rc == 0)
         rc = aka_write_file_atomic(dst.buf, out.buf, out.len, 0644, err);
     strbuf_reset(&dst);
     aka_path_join(&dst, ep->dir.buf, "BRIEF.md"); /* the supervisor's copy outlives the worktree */
@@ -183,7 +185,8 @@ static int prepare(struct aka_run *r, const struct aka_optimize_opts *o,
     ep->phase = "exploring";
     if (aka_episode_save_active(r, ep, err) < 0 || create_journal(ep, err) < 0 ||
         render_brief(r, o, c, ep, err) < 0 ||
-        aka_agent_install_skills(o->agent_cli, r->env.repo_root, ep->worktree.buf, err) < 0)
+        aka_agent_install_skills(o->agent_cli, r->env.repo_root, ep->worktree.buf, err) < 0 ||
+        aka_agent_install_plugin_skills(o->agent_cli, ep->worktree.buf, &r->plugin_skills, err) < 0)
         return -1; /* skills: .claude/ .qoder/ .agents/ (git-excluded); none for builtin */
     return 0;
 }

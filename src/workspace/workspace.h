@@ -145,6 +145,7 @@ struct aka_campaign {
     const struct aka_benchmark_contract *contract;
     const struct aka_runtime_pins *pins;
     const char *repo_root; /* the asset tree whose runtime/ is pinned (content, not path) */
+    const json_t *plugins; /* the wiki plugin set's pin (wiki.h aka_wiki_pin), or NULL */
 };
 
 /* The document written to .aka/campaign.json, the asset pin included. NULL with err when
