@@ -226,8 +226,9 @@ static int run_import(struct wiki_args *a)
         rc = aka_err_report(&err);
     else
         printf("imported %zu kernel and %zu hardware record(s) into %zu record(s) in %s "
-               "(%zu skipped)\n",
-               rep.kernel_in, rep.hardware_in, rep.records_out, a->out, rep.skipped);
+               "(%zu skipped, %zu id(s) mapped%s)\n",
+               rep.kernel_in, rep.hardware_in, rep.records_out, a->out, rep.skipped, rep.mapped,
+               rep.mapped ? ": see import-report.json" : "");
     aka_wiki_import_report_release(&rep);
     return rc;
 }

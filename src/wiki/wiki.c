@@ -251,7 +251,10 @@ int aka_wiki_check_refs(struct aka_wiki *w, const char *const *ids, size_t n,
                         struct strvec *missing, struct aka_err *err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM rec WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(w->db,
+                           "SELECT 1 FROM rec WHERE id = ?1 UNION ALL SELECT 1 FROM alias WHERE "
+                           "name = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return wiki_sql_fail(w->db, "check refs", err);
     for (size_t i = 0; i < n; i++) {
         sqlite3_bind_text(st, 1, ids[i] ? ids[i] : "", -1, SQLITE_STATIC);

@@ -193,9 +193,17 @@ int aka_wiki_check(const struct aka_wiki_config *cfg, struct aka_wiki_check_repo
  * `aka wiki import`: convert a store in upstream gpu-wiki format (kernel
  * records "clean-1.3", hardware records "hw-1.0") under src_dir into a plugin
  * directory out_dir (plugin.json + records/). The result passes our validator.
+ * An upstream id that is not a valid id here (longer than 128 bytes, or other
+ * characters) is mapped deterministically: its first bytes, folded to the id
+ * alphabet, then "-" and the first 16 hex digits of its sha256; the original is
+ * kept as the record's upstream.id, which `aka wiki show` and journal citations
+ * accept as an alias, related ids are rewritten, and out_dir/import-report.json
+ * lists every mapping.
  */
 struct aka_wiki_import_report {
     size_t kernel_in, hardware_in, records_out, skipped;
+    size_t mapped;  /* ids that are not valid here (over 128 bytes, other characters) */
+    json_t *id_map; /* {upstream id: our id} of those; also written to import-report.json */
     struct strvec notes;
 };
 void aka_wiki_import_report_init(struct aka_wiki_import_report *rep);
