@@ -82,8 +82,8 @@ static int cell(const struct layout *L, const struct aka_csv_row *r, size_t col,
     double scale = aka_profile_unit_scale(f, unit_of(L, col), &ok);
     if (!ok)
         return aka_err_set(err, AKA_EXIT_USAGE, "%s:%zu: %s: unexpected unit '%s' for %s", L->label,
-                           L->units->line, column_name(L, col), unit_of(L, col),
-                           aka_profile_field_names[f]);
+                           L->units ? L->units->line : r->line, column_name(L, col),
+                           unit_of(L, col), aka_profile_field_names[f]);
     *out *= scale;
     return rc;
 }

@@ -54,10 +54,16 @@ double aka_profile_unit_scale(enum aka_profile_field f, const char *unit, int *o
     static const struct unit_row time[] = {
         {"nsecond", 1}, {"ns", 1},       {"usecond", 1e3}, {"us", 1e3}, {"msecond", 1e6},
         {"ms", 1e6},    {"second", 1e9}, {"s", 1e9},       {"", 1},     {NULL, 0}};
-    static const struct unit_row rate[] = {
-        {"byte/second", 1e-9}, {"Kbyte/second", 1e-6}, {"Mbyte/second", 1e-3},
-        {"Gbyte/second", 1},   {"Tbyte/second", 1e3},  {"B/s", 1e-9},
-        {"GB/s", 1},           {"TB/s", 1e3},          {NULL, 0}};
+    static const struct unit_row rate[] = {{"byte/second", 1e-9},
+                                           {"Kbyte/second", 1e-6},
+                                           {"Mbyte/second", 1e-3},
+                                           {"Gbyte/second", 1},
+                                           {"Tbyte/second", 1e3},
+                                           {"B/s", 1e-9},
+                                           {"GB/s", 1},
+                                           {"TB/s", 1e3},
+                                           {"", 1e-9},
+                                           /* no units row: byte/second */ {NULL, 0}};
     static const struct unit_row bytes[] = {{"byte", 1},        {"Kbyte", 1e3}, {"Mbyte", 1e6},
                                             {"KB", 1e3},        {"B", 1},       {"KiB", 1024},
                                             {"MiB", 1048576.0}, {"", 1},        {NULL, 0}};
