@@ -36,7 +36,8 @@ struct profile_args {
     const char *level, *regex, *shape, *report, *chip, *platform;
     int top;
     struct strvec metrics;
-    bool raw, json;
+    bool raw, json, help;
+    struct aka_transport_opts transport;
 };
 
 #define OFF(f) offsetof(struct profile_args, f)
@@ -86,7 +87,8 @@ static const struct aka_opt flags[] = {
     {.name = "--platform",
      .off = OFF(platform),
      .metavar = "P",
-     .help = "the target platform (default: the campaign's, inside an episode)"},
+     .help = "the target platform whose profiler and GPU this machine must have (default: the "
+             "campaign's, inside an episode)"},
     {.name = NULL},
 };
 
@@ -179,31 +181,101 @@ static int from_report(const struct profile_args *a, const struct aka_app_ctx *c
     return rc;
 }
 
-/* A live profile: the platform's profiler and GPU must be here, and the job goes through the
- * campaign's transport. */
-static int live(const struct profile_args *a, const struct aka_app_ctx *ctx, struct aka_err *err)
+/* The export of a live profile, summarized, kept and printed like --from-report's. */
+static int summarize_export(struct profile_args *a, const struct aka_app_ctx *ctx,
+                            const char *export, const struct aka_eval_outcome *out,
+                            struct aka_err *err)
+{
+    if (!aka_is_file(export))
+        return aka_err_set(err, AKA_EXIT_FAILED,
+                           "profile: the profiler wrote no export (job exit %d); its stderr ends: "
+                           "%.400s",
+                           out->command_exit,
+                           out->log.len > 400 ? out->log.buf + out->log.len - 400 : out->log.buf);
+    a->report = export;
+    return from_report(a, ctx, err);
+}
+
+/* The request of an episode's profile job: the campaign's operator, kernel and platform, one
+ * shape, one seed, one warmup and one timed run, under the profiler. */
+static void profile_request(const struct profile_args *a, const struct aka_app_ctx *ctx,
+                            const struct aka_eval_episode *ep, const struct strvec *shapes,
+                            struct aka_eval_request *req)
+{
+    *req = (struct aka_eval_request){.op_dir = ep->op_dir,
+                                     .kernel = ep->kernel,
+                                     .framework = ep->framework,
+                                     .platform = ep->platform,
+                                     .repo_root = ctx->repo_root,
+                                     .shape_ids = shapes,
+                                     .multi_seed = 1,
+                                     .timed_runs = 1,
+                                     .warmup = 1,
+                                     .cuda_arch = ep->cuda_arch};
+    const char *confined = getenv("ATREX_AKA_AGENT_SANDBOX");
+    req->in_agent_sandbox = confined && strcmp(confined, "bwrap") == 0;
+}
+
+/* A live profile, in an episode: the platform's profiler and GPU must be here; the job runs
+ * through the campaign's transport (the evaluator builds it) and the export comes back under
+ * the worktree's .aka/profiles/. */
+static int live(struct profile_args *a, const struct aka_app_ctx *ctx, struct aka_err *err)
 {
     struct aka_eval_episode ep;
-    struct strbuf tool = STRBUF_INIT;
-    struct strvec argv = STRVEC_INIT;
+    struct aka_eval_request req;
+    struct aka_eval_outcome out;
+    struct aka_sandbox_transport t;
+    struct strbuf tool = STRBUF_INIT, dir = STRBUF_INIT, export = STRBUF_INIT;
+    struct strvec argv = STRVEC_INIT, shapes = STRVEC_INIT;
     memset(&ep, 0, sizeof(ep));
-    int rc = a->platform ? 0 : aka_eval_episode_detect(&ep, ctx->repo_root, err);
+    aka_eval_outcome_init(&out);
+    int rc = aka_eval_episode_detect(&ep, ctx->repo_root, err);
     const char *platform = a->platform ? a->platform : ep.platform;
     if (rc == 0 && !platform)
         rc = aka_err_set(err, AKA_EXIT_USAGE,
                          "--platform: required outside an episode (or use --from-report FILE)");
     if (rc == 0)
         rc = aka_profile_ncu_argv(a->level, a->regex, &a->metrics, &argv, err);
-    if (rc == 0)
+    if (rc == 0) /* this machine first: no profiler or no GPU is exit 75 wherever it runs */
         rc = aka_profile_environment(platform, NULL, &tool, err);
+    if (rc == 0 && !ep.active)
+        rc = aka_err_set(err, AKA_EXIT_USAGE,
+                         "profile: a live profile runs in an episode worktree "
+                         "(ATREX_AKA_WORKSPACE); elsewhere use --from-report FILE");
+    if (rc == 0 && !a->shape)
+        rc = aka_err_set(err, AKA_EXIT_USAGE,
+                         "--shape-id: required for a live profile (one shape is profiled)");
     if (rc == 0)
-        rc = aka_err_set(err, AKA_EXIT_FAILED,
-                         "profile: %s is here, but running it through the campaign's transport "
-                         "is not built yet; save an export and use --from-report FILE",
-                         tool.buf);
+        rc = aka_profile_tool_dir(tool.buf, &dir, err);
+    if (rc == 0) {
+        free(argv.v[0]);
+        argv.v[0] = aka_xstrdup(tool.buf);
+        strvec_push(&shapes, a->shape);
+        profile_request(a, ctx, &ep, &shapes, &req);
+        req.profiler = &argv;
+        req.profiler_dir = dir.buf;
+        strbuf_addf(&export, "%s/.aka/profiles/raw", ep.worktree);
+        req.artifact_dir = export.buf;
+        a->transport.env_cannot_choose = true;
+        if (ep.isolation && !aka_transport_opt_given(&a->transport, "--sandbox-isolation"))
+            a->transport.isolation = strcmp(ep.isolation, "none") == 0 ? "none" : "bwrap";
+        rc = aka_transport_opts_validate(&a->transport, ep.platform, err);
+    }
+    if (rc == 0)
+        rc = aka_transport_open(&a->transport, &t, err);
+    if (rc == 0)
+        rc = aka_evaluate(&t, &req, &out, err);
+    if (rc == 0) {
+        strbuf_addf(&export, "/%s", AKA_EVAL_PROFILE_EXPORT);
+        rc = summarize_export(a, ctx, export.buf, &out, err);
+    }
+    aka_eval_outcome_release(&out);
     aka_eval_episode_release(&ep);
     strbuf_release(&tool);
+    strbuf_release(&dir);
+    strbuf_release(&export);
     strvec_clear(&argv);
+    strvec_clear(&shapes);
     return rc;
 }
 
@@ -211,14 +283,17 @@ int cmd_profile(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
     struct aka_err err = AKA_ERR_INIT;
     struct profile_args a = {.metrics = STRVEC_INIT};
-    struct aka_opt_group groups[] = {{.table = flags, .base = &a}, {0}};
+    aka_transport_opts_init(&a.transport);
+    struct aka_opt_group groups[] = {
+        {.table = flags, .base = &a, .title = "options"},
+        aka_transport_opts_group(&a.transport, "profile transport (the campaign's, in an episode)"),
+        {0}};
     static const struct aka_opt_doc doc = {"profile", usage_text, notes_text};
-    struct aka_opt_cmd c = {.doc = &doc, .groups = groups};
+    struct aka_opt_cmd c = {.doc = &doc, .groups = groups, .help = &a.help};
     int rc = aka_opts_parse(&c, argc, argv, 1, &err);
-    if (rc > 0)
-        return 0; /* the help is printed */
-    if (rc == 0)
+    if (rc == 0 && !a.help)
         rc = a.report ? from_report(&a, ctx, &err) : live(&a, ctx, &err);
     strvec_clear(&a.metrics);
+    aka_transport_opts_release(&a.transport);
     return rc < 0 ? aka_err_report(&err) : 0;
 }

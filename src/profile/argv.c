@@ -51,7 +51,12 @@ int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const stru
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--level: deep profiles every section of every launch; it needs "
                            "--kernel-regex");
+    /* No --profile-from-start off: the harness does not bracket its calls with
+     * cudaProfilerStart/Stop; the job runs one shape, one seed, one warmup and one timed
+     * run, and --launch-count caps what a chatty reference could add. */
     static const char *const base[] = {"ncu",
+                                       "--launch-count",
+                                       "200",
                                        "--clock-control",
                                        "none",
                                        "--csv",
@@ -61,8 +66,6 @@ int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const stru
                                        "base",
                                        "--target-processes",
                                        "all",
-                                       "--profile-from-start",
-                                       "off",
                                        "--kernel-name-base",
                                        "demangled",
                                        NULL};

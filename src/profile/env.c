@@ -26,6 +26,15 @@ static bool on_path(const char *tool, struct strbuf *found)
     return ok;
 }
 
+int aka_profile_tool_dir(const char *tool, struct strbuf *dir, struct aka_err *err)
+{
+    if (aka_realpath(tool, dir, err) < 0)
+        return -1;
+    char *slash = strrchr(dir->buf, '/');
+    strbuf_setlen(dir, slash && slash != dir->buf ? (size_t)(slash - dir->buf) : 1);
+    return 0;
+}
+
 int aka_profile_environment(const char *platform, const char *dev_root, struct strbuf *tool,
                             struct aka_err *err)
 {

@@ -132,6 +132,8 @@ int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const stru
  */
 int aka_profile_environment(const char *platform, const char *dev_root, struct strbuf *tool,
                             struct aka_err *err);
+/* The directory the profiler really lives in (symlinks resolved): bound into the job. */
+int aka_profile_tool_dir(const char *tool, struct strbuf *dir, struct aka_err *err);
 
 /*
  * In an episode: save a summary (aka_profile_to_json) as the worktree's next

@@ -68,7 +68,7 @@ help "wiki plugins" cmd/wiki.c:common_flags
 help "wiki import" cmd/wiki.c:import_flags
 help "policy check" cmd/policy.c:check_flags
 help "wiki cited" cmd/wiki.c:common_flags
-help profile cmd/profile.c:flags
+help profile cmd/profile.c:flags $T
 
 # bad WANT CMD ARGS...: exit 2, one line on stderr containing WANT (fixed text); aka
 # optimize adds its "nothing was written" line.
