@@ -238,6 +238,11 @@ static int live(struct profile_args *a, const struct aka_app_ctx *ctx, struct ak
         rc = aka_profile_ncu_argv(a->level, a->regex, &a->metrics, &argv, err);
     if (rc == 0) /* this machine first: no profiler or no GPU is exit 75 wherever it runs */
         rc = aka_profile_environment(platform, NULL, &tool, err);
+    if (rc == 0 && strcmp(aka_basename(tool.buf), "ncu") != 0)
+        rc = aka_err_set(err, AKA_EXIT_FAILED,
+                         "profile: live profiles with %s are not built yet; save its CSV and use "
+                         "--from-report FILE",
+                         aka_basename(tool.buf));
     if (rc == 0 && !ep.active)
         rc = aka_err_set(err, AKA_EXIT_USAGE,
                          "profile: a live profile runs in an episode worktree "
