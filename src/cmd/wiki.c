@@ -29,7 +29,8 @@ static const char usage_main[] =
     "  check        validate every plugin and record; exit 1 on problems\n"
     "  import DIR   convert an upstream gpu-wiki store into a local plugin\n"
     "  plugins      list discovered plugins, fingerprints and skipped ones\n"
-    "  cited        which records a campaign's episodes cited, and their outcomes\n\n"
+    "  cited        which records a campaign's episodes cited, and their outcomes\n"
+    "  tool NAME    run a tool a plugin declares (pinned plugins only, in an episode)\n\n"
     "Plugins come from <repo-root>/runtime/plugins, $XDG_DATA_HOME/aka/plugins\n"
     "(default ~/.local/share/aka/plugins) and <workspace>/.aka-plugins.\n";
 
@@ -283,6 +284,34 @@ static int run_cited(struct wiki_args *a)
     return 0;
 }
 
+static const char usage_tool[] =
+    "usage: aka wiki tool NAME [--] [ARG...]\n\n"
+    "Run a tool a loaded plugin declares (contributes.tools), with ARGs appended and\n"
+    "this terminal's streams. In an episode the plugins must be the ones the campaign\n"
+    "pinned. The exit status is the tool's.\n";
+
+static int run_tool(struct wiki_args *a)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_wiki *w;
+    struct strvec args = STRVEC_INIT;
+    int code = 0;
+    if (!a->words.n) {
+        fprintf(stderr, "aka wiki tool: expected a tool NAME\n%s", usage_tool);
+        return AKA_EXIT_USAGE;
+    }
+    int orc = open_wiki(a, &w);
+    if (orc != 0)
+        return orc;
+    for (size_t i = 1; i < a->words.n; i++)
+        strvec_push(&args, a->words.v[i]);
+    const char *ws = a->cfg.workspace ? a->cfg.workspace : getenv("ATREX_AKA_WORKSPACE");
+    int rc = aka_wiki_tool_run(w, ws, a->words.v[0], &args, &code, &err);
+    aka_wiki_close(w);
+    strvec_clear(&args);
+    return rc < 0 ? aka_err_report(&err) : code;
+}
+
 struct subcommand {
     const char *name;
     const struct aka_opt *flags; /* its own, before the common ones (NULL: none) */
@@ -298,9 +327,10 @@ static const struct subcommand subs[] = {
     {"import", import_flags, false, usage_import, run_import},
     {"plugins", NULL, true, usage_plugins, run_plugins},
     {"cited", NULL, true, usage_cited, run_cited},
+    {"tool", NULL, true, usage_tool, run_tool},
 };
 static const char *const sub_names[] = {"query",   "show",  "check", "import",
-                                        "plugins", "cited", NULL};
+                                        "plugins", "cited", "tool",  NULL};
 
 static int dispatch(const struct subcommand *s, int argc, char **argv,
                     const struct aka_app_ctx *ctx)

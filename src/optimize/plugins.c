@@ -6,6 +6,7 @@
  * agent's backend, instructions appended to the brief.
  */
 #include "base/fs.h"
+#include "base/json.h"
 #include "optimize/internal.h"
 #include "wiki/wiki.h"
 
@@ -31,13 +32,18 @@ static void collect(struct aka_run *r, const struct aka_wiki_plugin_list *pl)
     strbuf_release(&p);
 }
 
-/* Resume: the plugin set must be the one campaign.json pinned. */
+/*
+ * Resume: every plugin campaign.json pinned must be unchanged (a changed or removed one is
+ * refused: the evidence of earlier episodes rests on it). A plugin added since is knowledge a
+ * person installed: it is said, and pinned from now on (campaign.json's pin is rewritten).
+ */
 static int verify(struct aka_run *r, struct aka_wiki *w, struct aka_err *err)
 {
     struct aka_ws_campaign c;
+    struct strvec added = STRVEC_INIT;
     int rc = aka_ws_campaign_load(r->ws.buf, 0, &c, err);
     const json_t *pin = rc == 0 ? json_object_get(c.doc, "plugins") : NULL;
-    if (pin && aka_wiki_pin_verify(w, pin, err) < 0) {
+    if (pin && aka_wiki_pin_verify_kept(w, pin, &added, err) < 0) {
         struct strbuf msg = STRBUF_INIT;
         strbuf_addstr(&msg, err->msg);
         rc = aka_err_set(err, AKA_EXIT_USAGE,
@@ -45,8 +51,17 @@ static int verify(struct aka_run *r, struct aka_wiki *w, struct aka_err *err)
                          "restore the plugin, or start a new campaign)",
                          c.path, msg.buf);
         strbuf_release(&msg);
+    } else if (pin && added.n) {
+        for (size_t i = 0; i < added.n; i++)
+            aka_optimize_progress(r,
+                                  "plugin %s was added since the campaign pinned its plugins: "
+                                  "pinned now",
+                                  added.v[i]);
+        json_object_set(c.doc, "plugins", r->plugin_pin);
+        rc = aka_json_write_file(c.path, c.doc, err);
     }
     aka_ws_campaign_release(&c);
+    strvec_clear(&added);
     return rc;
 }
 

@@ -4,7 +4,7 @@
  * kernel's demangled name ("void f<float, 4>(float*, int)") is full of commas,
  * so splitting on commas would shift every column after it.
  */
-#include "profile/profile.h"
+#include "profile/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * kernel are averaged field by field (a field a launch did not collect does
  * not count as zero), then kernels are sorted by duration and given a bound.
  */
-#include "profile/profile.h"
+#include "profile/internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * every collected metric under its stable metric name, whatever section
  * collected it.
  */
-#include "profile/profile.h"
+#include "profile/internal.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -4,7 +4,7 @@
  * kernel name and count.
  */
 #include "base/fs.h"
-#include "profile/profile.h"
+#include "profile/internal.h"
 
 #include <regex.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * OccupancyPercent, FETCH_SIZE + WRITE_SIZE (KiB moved to and from device
  * memory, over the duration: DRAM GB/s). rocprofv3 has no warp stall reasons.
  */
-#include "profile/profile.h"
+#include "profile/internal.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * summary's units (ns, %, GB/s, bytes, counts). Nsight Compute prints SI
  * prefixes (Kbyte = 1000 bytes) and thousands separators ("12,352").
  */
-#include "profile/profile.h"
+#include "profile/internal.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -91,6 +91,10 @@ bool aka_wiki_cache_rebuilt(const struct aka_wiki *w); /* this open built the in
 const char *aka_wiki_fingerprint(struct aka_wiki *w);
 json_t *aka_wiki_pin(struct aka_wiki *w);
 int aka_wiki_pin_verify(struct aka_wiki *w, const json_t *pin, struct aka_err *err);
+/* A campaign's resume: every pinned plugin must still load with its fingerprint (else code
+ * 1 naming it); loaded plugins the pin does not list are appended to `added`. */
+int aka_wiki_pin_verify_kept(struct aka_wiki *w, const json_t *pin, struct strvec *added,
+                             struct aka_err *err);
 /* aka_wiki_open + aka_wiki_pin_verify: the plugin set a campaign pinned. */
 int aka_wiki_open_pinned(const struct aka_wiki_config *cfg, const json_t *pin,
                          struct aka_wiki **out, struct aka_err *err);
@@ -165,6 +169,15 @@ void aka_wiki_fact_release(struct aka_wiki_fact *f);
  */
 json_t *aka_wiki_citations(const char *ws, struct aka_err *err);
 void aka_wiki_citations_format(const json_t *cites, struct strbuf *out);
+
+/*
+ * `aka wiki tool NAME [ARG...]`: run the tool a loaded plugin declares, with args appended
+ * and the caller's standard streams; its exit status goes to *exit_code. When ws (a
+ * campaign workspace or an episode's view) has a campaign.json that pins plugins, the
+ * loaded set must match the pin (code 2 naming the plugin). An unknown tool: code 2.
+ */
+int aka_wiki_tool_run(struct aka_wiki *w, const char *ws, const char *name,
+                      const struct strvec *args, int *exit_code, struct aka_err *err);
 
 /* Rendering, so that callers only print. */
 json_t *aka_wiki_hit_json(const struct aka_wiki_hit *hit);

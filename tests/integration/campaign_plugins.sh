@@ -8,8 +8,10 @@
 #      and the brief carries the instruction file;
 #   2. the instruction file changes: the resume is refused (exit 2) naming campaign.json,
 #      the plugin and "changed since it was pinned"; nothing is recorded;
-#   3. a plugin added after the pin is refused the same way;
-#   4. with the plugin restored (and the added one removed) the campaign resumes.
+#   3. a plugin added after the pin is said and pinned from then on (the campaign resumes);
+#   4. that plugin changed, or a pinned one removed, is refused like 2;
+#   and its tool runs through `aka wiki tool` (arguments, ${PLUGIN_ROOT}, exit status),
+#   but not in the campaign's workspace once the plugin changed.
 set -euo pipefail
 : "${AKA_BIN:?}" "${AKA_SOURCE_DIR:?}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/aka-campaign-plugins.XXXXXX")
@@ -29,7 +31,9 @@ mkdir -p "$P/records" "$P/skills/tiling-notes" "$P/instructions"
 cat >"$P/plugin.json" <<'JSON'
 {"name": "tiling", "version": "0.1.0", "description": "tiling notes",
  "contributes": {"records": ["records"], "skills": ["skills/tiling-notes"],
-                 "instructions": ["instructions/episode.md"]}}
+                 "instructions": ["instructions/episode.md"],
+                 "tools": [{"name": "l1-size", "description": "print the L1 note",
+                            "command": ["bin/l1-size", "${PLUGIN_ROOT}/instructions/episode.md"]}]}}
 JSON
 cat >"$P/records/r.json" <<'JSON'
 {"schema": "aka.wiki.kernel.v1", "id": "tiling.cpu.block-by-l1", "kind": "technique",
@@ -39,6 +43,9 @@ cat >"$P/records/r.json" <<'JSON'
 JSON
 printf -- '---\nname: tiling-notes\ndescription: tiling\n---\nTile by L1.\n' >"$P/skills/tiling-notes/SKILL.md"
 printf 'PLUGIN-INSTRUCTION: prefer blocks that fit L1.\n' >"$P/instructions/episode.md"
+mkdir -p "$P/bin"
+printf '#!/bin/sh\necho "tool args: $*"; echo "root: $AKA_PLUGIN_ROOT"; cat "$1"; exit 3\n' >"$P/bin/l1-size"
+chmod +x "$P/bin/l1-size"
 "$AKA_BIN" wiki plugins >"$T/plugins.txt" 2>&1 || fail "wiki plugins: $(cat "$T/plugins.txt")"
 grep -q tiling "$T/plugins.txt" || fail "the plugin does not load: $(cat "$T/plugins.txt")"
 
@@ -83,6 +90,14 @@ grep -q "^### tiling/instructions/episode.md" "$F/brief-1.md" &&
 versions() { ls "$WS"/memory/v*.json | wc -l; }
 n=$(versions)
 
+# Plugin tools run through aka, in the campaign's workspace too (the pin matches).
+rc=0; "$AKA_BIN" wiki tool l1-size extra --workspace "$WS" >"$T/tool.txt" 2>&1 || rc=$?
+[ "$rc" = 3 ] && grep -q "^tool args: $P/instructions/episode.md extra$" "$T/tool.txt" &&
+  grep -q "^root: $P$" "$T/tool.txt" && grep -q "^PLUGIN-INSTRUCTION" "$T/tool.txt" ||
+  fail "aka wiki tool: exit $rc: $(cat "$T/tool.txt")"
+rc=0; "$AKA_BIN" wiki tool no-such-tool >"$T/tool.txt" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q 'no loaded plugin has a tool "no-such-tool"' "$T/tool.txt" || fail "unknown tool: $rc"
+
 # 2. a changed plugin is refused on resume
 printf 'PLUGIN-INSTRUCTION: changed.\n' >"$P/instructions/episode.md"
 run 2
@@ -90,20 +105,35 @@ run 2
 grep -q "campaign.json: plugins: wiki: plugin tiling (.*) changed since it was pinned" "$T/err" ||
   fail "changed-plugin message: $(cat "$T/err")"
 [ "$(versions)" = "$n" ] || fail "a refused resume recorded a version"
+# ... and so are its tools, in the campaign's workspace
+rc=0; "$AKA_BIN" wiki tool l1-size --workspace "$WS" >"$T/tool.txt" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "campaign.json: plugins: wiki: plugin tiling (.*) changed since it was pinned" \
+  "$T/tool.txt" || fail "a changed plugin's tool ran: exit $rc: $(cat "$T/tool.txt")"
 
-# 3. an added plugin is refused too
+# 3. a plugin added since the pin is knowledge a person installed: said, and pinned now
 printf 'PLUGIN-INSTRUCTION: prefer blocks that fit L1.\n' >"$P/instructions/episode.md"
-cp -r "$P" "$XDG_DATA_HOME/aka/plugins/extra"
-sed -i 's/"name": "tiling"/"name": "extra"/; s/tiling-notes/extra-notes/' "$XDG_DATA_HOME/aka/plugins/extra/plugin.json"
-mv "$XDG_DATA_HOME/aka/plugins/extra/skills/tiling-notes" "$XDG_DATA_HOME/aka/plugins/extra/skills/extra-notes"
-sed -i 's/tiling.cpu/extra.cpu/' "$XDG_DATA_HOME/aka/plugins/extra/records/r.json"
+E=$XDG_DATA_HOME/aka/plugins/extra
+cp -r "$P" "$E"
+sed -i 's/"name": "tiling"/"name": "extra"/; s/tiling-notes/extra-notes/; s/"l1-size"/"extra-size"/' "$E/plugin.json"
+mv "$E/skills/tiling-notes" "$E/skills/extra-notes"
+sed -i 's/tiling.cpu/extra.cpu/' "$E/records/r.json"
 run 2
-[ "$rc" = 2 ] && grep -q "plugins: wiki: plugin extra (.*) was added after" "$T/err" ||
-  { cat "$T/err" >&2; fail "an added plugin: exit $rc"; }
-
-# 4. restored: the campaign resumes
-rm -rf "$XDG_DATA_HOME/aka/plugins/extra"
-run 2
-[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "restored plugin: exit $rc"; }
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "an added plugin: exit $rc"; }
+grep -q "plugin extra was added since the campaign pinned its plugins: pinned now" "$T/err" ||
+  fail "the added plugin was not said: $(cat "$T/err")"
+python3 -c "import json,sys; assert 'extra' in [p['name'] for p in json.load(open('$WS/.aka/campaign.json'))['plugins']['plugins']]" ||
+  fail "the added plugin was not pinned"
 [ "$(versions)" = $((n + 1)) ] || fail "the resumed campaign did not record its episode"
+
+# 4. ... and from then on it is held to its pin; a pinned plugin removed is refused too.
+printf 'changed\n' >>"$E/instructions/episode.md"
+run 3
+[ "$rc" = 2 ] && grep -q "plugins: wiki: plugin extra (.*) changed since it was pinned" "$T/err" ||
+  { cat "$T/err" >&2; fail "a changed added plugin: exit $rc"; }
+printf 'PLUGIN-INSTRUCTION: prefer blocks that fit L1.\n' >"$E/instructions/episode.md"
+rm -rf "$XDG_DATA_HOME/aka/plugins/tiling"
+run 3
+[ "$rc" = 2 ] && grep -q "plugins: wiki: pinned plugin tiling is missing" "$T/err" ||
+  { cat "$T/err" >&2; fail "a removed plugin: exit $rc"; }
+[ "$(versions)" = $((n + 1)) ] || fail "a refused resume recorded a version"
 echo "campaign_plugins: ok"
