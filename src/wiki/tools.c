@@ -103,12 +103,12 @@ int aka_wiki_tool_run(struct aka_wiki *w, const char *ws, const char *name,
         owner = p;
         rc = resolve(p, name, &argv, err);
     }
-    if (rc == 0 && !owner)
+    if (rc > 0 || (rc == 0 && !owner)) /* 1: the manifest no longer declares it */
         rc =
             aka_err_set(err, AKA_EXIT_USAGE, "wiki tool: no loaded plugin has a tool \"%s\"", name);
     for (size_t i = 0; rc == 0 && args && i < args->n; i++)
         strvec_push(&argv, args->v[i]);
-    if (rc == 0) {
+    if (rc == 0 && owner) {
         struct proc_result res;
         strvec_pushf(&env, "AKA_PLUGIN_ROOT=%s", owner->root);
         struct proc_spec spec = {.argv = (const char *const *)argv.v,
