@@ -68,6 +68,7 @@ help "wiki plugins" cmd/wiki.c:common_flags
 help "wiki import" cmd/wiki.c:import_flags
 help "policy check" cmd/policy.c:check_flags
 help "wiki cited" cmd/wiki.c:common_flags
+help "wiki tool" cmd/wiki.c:common_flags
 help profile cmd/profile.c:flags $T
 
 # bad WANT CMD ARGS...: exit 2, one line on stderr containing WANT (fixed text); aka
@@ -83,7 +84,7 @@ bad() {
 
 for cmd in eval "sandbox run" optimize inspect status memory trace journal handoff \
   agent-session tune-agent ask-codex ask-qoder plan-reviewers "wiki query" "wiki show" \
-  "wiki check" "wiki plugins" "wiki import" "wiki cited" "policy check" profile; do
+  "wiki check" "wiki plugins" "wiki import" "wiki cited" "wiki tool" "policy check" profile; do
   # shellcheck disable=SC2086
   bad "aka: $cmd: --no-such-flag: unknown flag (see aka $cmd --help)" $cmd --no-such-flag x
 done
@@ -115,7 +116,7 @@ bad "profile: --top-kernels: expected an integer in [1, 1000]; got '0'" profile 
 bad "sandbox: 'frob': unknown subcommand; expected one of run" sandbox frob
 set +e; "$AKA_BIN" wiki frob >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e # then wiki's usage
 [ "$rc" = 2 ] && head -1 "$tmp/err" |
-  grep -qF "wiki: 'frob': unknown subcommand; expected one of query, show, check, import, plugins, cited" ||
+  grep -qF "wiki: 'frob': unknown subcommand; expected one of query, show, check, import, plugins, cited, tool" ||
   fail "aka wiki frob: exit $rc: $(head -1 "$tmp/err")"
 echo "ok: a bad value names the command, the flag and what was expected, exit 2"
 
