@@ -7,7 +7,8 @@
 #   2. the mapping is deterministic: a second import writes identical files;
 #   3. a related link to a long id is rewritten to the mapped id;
 #   4. with the plugin installed, `aka wiki check` finds no problem, `aka wiki show`
-#      answers both the mapped id and the original (an alias), and a query finds records.
+#      answers both the mapped id and the original (an alias), a query finds records, and
+#      a journal citing the upstream id (the alias) passes `aka handoff`.
 set -euo pipefail
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
 SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
@@ -61,4 +62,15 @@ python3 -c "import json; d=json.load(open('$T/show2.json')); r=d.get('record', d
 "$AKA" wiki show "gen.no-such-id" >/dev/null 2>&1 && fail "an unknown id was found"
 "$AKA" wiki query swizzle register --limit 50 --json >"$T/q.json" || fail "query"
 python3 -c "import json; d=json.load(open('$T/q.json')); assert any(r['attribution']['plugin']=='upstream-gen' for r in d['records']), d" || fail "query found nothing imported"
+# A journal may cite the upstream id (an alias): the handoff accepts it.
+mkdir -p "$T/wt/.aka"
+python3 - "$T/wt/.aka/journal.json" "$up" <<'PY'
+import json, sys
+json.dump({"schema_version": 1, "episode": 1, "memory_version": 1, "base_commit": "a" * 40,
+           "episode_branch": "b", "state": "pivot",
+           "experiments": [{"idea": "x", "timestamp": "2026-01-01T01:00:00Z", "wiki_refs": [sys.argv[2]]}],
+           "outcome": {"summary": "s", "next_directions": []}, "created_at": "2026-01-01T00:00:00Z",
+           "finalized_at": "2026-01-01T02:00:00Z", "candidate_commit": None}, open(sys.argv[1], "w"))
+PY
+ATREX_AKA_WORKTREE=$T/wt "$AKA" handoff --status pivot >"$T/out" 2>&1 || fail "a cited alias: $(cat "$T/out")"
 echo "wiki_import_long_ids: ok"
