@@ -89,6 +89,20 @@ static json_t *outcome_doc(struct aka_run *r, const struct aka_episode *ep, stru
     return doc;
 }
 
+/* The profile summary the agent cited: the last experiment naming one ("profile": "p0002")
+ * that exists, else the newest summary of the episode, else none. */
+static json_t *cited_profile(const char *worktree, const json_t *journal)
+{
+    json_t *exps = json_object_get(journal, "experiments");
+    for (size_t i = json_array_size(exps); i-- > 0;) {
+        const char *name = json_string_value(json_object_get(json_array_get(exps, i), "profile"));
+        json_t *doc = name ? aka_profile_cited(worktree, name) : NULL;
+        if (doc)
+            return doc;
+    }
+    return aka_profile_latest(worktree);
+}
+
 /* What the agent learned: the journal's experiments, directions and the profile it cited. A
  * journal that cannot be read (an interrupted episode) leaves the fields out, never invented. */
 static void learned(const struct aka_episode *ep, json_t *doc)
@@ -102,7 +116,7 @@ static void learned(const struct aka_episode *ep, json_t *doc)
         json_object_del(doc, carried[i]);
     aka_wt_path(&path, ep->worktree.buf, AKA_WT_JOURNAL);
     if (aka_is_file(path.buf) && aka_journal_load(path.buf, &j, &ignored) == 0) {
-        json_t *profile = aka_profile_latest(ep->worktree.buf);
+        json_t *profile = cited_profile(ep->worktree.buf, j.json);
         json_object_set_new(doc, "experience", aka_memory_experience(j.json));
         json_object_set_new(doc, "open_directions", aka_memory_open_directions(j.json));
         json_object_set_new(doc, "profile_evidence", aka_memory_profile_evidence(j.json, profile));

@@ -143,5 +143,7 @@ int aka_profile_tool_dir(const char *tool, struct strbuf *dir, struct aka_err *e
 int aka_profile_save(const char *worktree, const json_t *summary, struct strbuf *saved,
                      struct aka_err *err);
 json_t *aka_profile_latest(const char *worktree);
+/* The summary named `name` ("p0002", as `aka profile` reported it), or NULL. */
+json_t *aka_profile_cited(const char *worktree, const char *name);
 
 #endif

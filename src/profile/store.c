@@ -58,6 +58,26 @@ int aka_profile_save(const char *worktree, const json_t *summary, struct strbuf 
     return rc;
 }
 
+/* The summary an experiment cites ("profile": "p0002"), if it is one of this worktree's. */
+json_t *aka_profile_cited(const char *worktree, const char *name)
+{
+    struct strbuf path = STRBUF_INIT;
+    long n = 0;
+    char tail = 0;
+    json_t *doc = NULL;
+    if (name && strlen(name) == 5 && sscanf(name, "p%4ld%c", &n, &tail) == 1 && n > 0) {
+        aka_wt_path(&path, worktree, AKA_WT_PROFILES);
+        strbuf_addf(&path, "/%s.json", name);
+        doc = json_load_file(path.buf, 0, NULL);
+        if (doc && !json_is_object(doc)) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
+    strbuf_release(&path);
+    return doc;
+}
+
 json_t *aka_profile_latest(const char *worktree)
 {
     struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT, path = STRBUF_INIT;

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # campaign_memory.sh — what a campaign learns reaches the next episode (issue 15), with
 # the Claude fake on the CPU (vector_add), three fast episodes in one campaign run:
-#   1. the agent profiles (`aka profile --from-report`, a hand-written ncu export: the
-#      summary is kept in the worktree's .aka/profiles/), records a dead end with its
-#      evidence and a kept experiment, and pivots with two next directions;
+#   1. the agent profiles twice (`aka profile --from-report` of a hand-written ncu export,
+#      then of a rocprofv3 one: the summaries are kept as .aka/profiles/p0001.json and
+#      p0002.json), records a dead end citing the first ("profile": "p0001") with its
+#      evidence, and a kept experiment, and pivots with two next directions;
 #   2. records a failed experiment (reverted) and one direction, and pivots;
 #   3. cites a wiki id that no record has and writes its handoff directly (`aka handoff`
 #      would refuse it): the supervisor's completion check makes it invalid_handoff,
 #      naming the id.
 # Checked: episode 1's memory record carries experience (compacted), open_directions and
-# profile_evidence (the ncu summary's bound); the profile summary is archived under the
+# profile_evidence (the cited ncu summary's bound, not the newer rocprofv3 one); the profile summary is archived under the
 # episode's profiles/ and never committed; the brief of episode 2 shows episode 1's
 # directions and dead end with its evidence; the brief of episode 3 shows both earlier
 # episodes; episode 3's record names the made-up id; `aka wiki cited` joins each cited id
@@ -28,6 +29,7 @@ F=$T/fake
 agent_sandbox_setup "$F"
 cp -r "$AKA_SOURCE_DIR/examples/ops/vector_add" "$T/op"
 cp "$AKA_SOURCE_DIR/tests/fixtures/profile/ncu_raw_sol.csv" "$F/ncu.csv"
+cp "$AKA_SOURCE_DIR/tests/fixtures/profile/rocprofv3_counter_collection.csv" "$F/rocprof.csv"
 
 cat >"$F/ep.sh" <<SH
 #!/bin/bash
@@ -40,7 +42,9 @@ append() { aka journal append --experiment-json "\$1" >/dev/null; }
 case \$n in
 1)
   aka profile --from-report "$F/ncu.csv" --chip H200 >"$F/profile-1.txt" 2>&1
+  aka profile --from-report "$F/rocprof.csv" >/dev/null 2>&1
   append '{"name": "vector width 8", "hypothesis": "wider loads", "change": "float4 x2",
+    "profile": "p0001",
     "result": "1.9x slower than the incumbent", "decision": "reject",
     "evidence": "aka eval e1: 41 us vs 22 us", "wiki_refs": ["nvidia.h200.hbm-bandwidth"]}'
   append '{"name": "unroll 4", "hypothesis": "ilp", "change": "unroll", "result": "same",
