@@ -28,7 +28,9 @@ long aka_csv_column(const struct aka_csv_row *header, const char *name);
 int aka_profile_number(const char *text, double *out);
 double aka_profile_unit_scale(enum aka_profile_field f, const char *unit, int *ok);
 
-struct aka_profile_kernel *aka_profile_kernel_get(struct aka_profile_summary *s, const char *name);
+/* The kernel of that name and launch configuration (NULL: none known), added when new. */
+struct aka_profile_kernel *aka_profile_kernel_get(struct aka_profile_summary *s, const char *name,
+                                                  const char *launch);
 void aka_profile_kernel_add(struct aka_profile_kernel *k, enum aka_profile_field f, double v);
 void aka_profile_kernel_stall(struct aka_profile_kernel *k, const char *reason, double v);
 void aka_profile_finalize(struct aka_profile_summary *s);

@@ -6,6 +6,7 @@
 #include "profile/internal.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,16 +28,23 @@ void aka_profile_summary_release(struct aka_profile_summary *s)
             free(k->stalls.v[j].name);
         free(k->stalls.v);
         free(k->name);
+        free(k->launch);
     }
     free(s->kernels.v);
     free(s->source);
     memset(s, 0, sizeof(*s));
 }
 
-struct aka_profile_kernel *aka_profile_kernel_get(struct aka_profile_summary *s, const char *name)
+static bool same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+struct aka_profile_kernel *aka_profile_kernel_get(struct aka_profile_summary *s, const char *name,
+                                                  const char *launch)
 {
     for (size_t i = 0; i < s->kernels.n; i++)
-        if (strcmp(s->kernels.v[i].name, name) == 0)
+        if (strcmp(s->kernels.v[i].name, name) == 0 && same(s->kernels.v[i].launch, launch))
             return &s->kernels.v[i];
     if (s->kernels.n == s->kernels.alloc) {
         s->kernels.alloc = s->kernels.alloc ? 2 * s->kernels.alloc : 8;
@@ -45,6 +53,7 @@ struct aka_profile_kernel *aka_profile_kernel_get(struct aka_profile_summary *s,
     struct aka_profile_kernel *k = &s->kernels.v[s->kernels.n++];
     memset(k, 0, sizeof(*k));
     k->name = aka_xstrdup(name);
+    k->launch = launch ? aka_xstrdup(launch) : NULL;
     return k;
 }
 

@@ -56,7 +56,7 @@ static const struct metric metrics[] = {
 struct layout {
     const char *label;
     const struct aka_csv_row *header, *units;
-    long name_col;
+    long name_col, grid_col, block_col;
     long col[NMETRICS]; /* -1: not in this export */
 };
 
@@ -143,6 +143,8 @@ static int layout_of(const char *label, const struct aka_csv *csv, size_t header
     L->label = label;
     L->header = &csv->rows.v[header];
     L->name_col = aka_csv_column(L->header, "Kernel Name");
+    L->grid_col = aka_csv_column(L->header, "Grid Size");
+    L->block_col = aka_csv_column(L->header, "Block Size");
     for (size_t m = 0; m < NMETRICS; m++) {
         const char *name = ppu && metrics[m].ppu ? metrics[m].ppu : metrics[m].ncu;
         L->col[m] = aka_csv_column(L->header, name);
@@ -176,7 +178,13 @@ int aka_profile_parse_ncu(const char *label, const struct aka_csv *csv, size_t h
         const char *name = r->fields.v[L.name_col];
         if (!*name)
             return aka_err_set(err, AKA_EXIT_USAGE, "%s:%zu: Kernel Name: empty", label, r->line);
-        struct aka_profile_kernel *k = aka_profile_kernel_get(out, name);
+        struct strbuf launch = STRBUF_INIT;
+        if (L.grid_col >= 0 && L.block_col >= 0)
+            strbuf_addf(&launch, "grid %s block %s", r->fields.v[L.grid_col],
+                        r->fields.v[L.block_col]);
+        struct aka_profile_kernel *k =
+            aka_profile_kernel_get(out, name, launch.len ? launch.buf : NULL);
+        strbuf_release(&launch);
         k->launches++;
         out->launches++;
         if (add_fields(&L, r, k, err) < 0 || add_stalls(&L, r, k, err) < 0)

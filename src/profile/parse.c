@@ -23,6 +23,11 @@ static int dispatch(const char *label, const struct aka_csv *csv, struct aka_pro
         const struct aka_csv_row *r = &csv->rows.v[i];
         if (log_line(r))
             continue;
+        if (aka_csv_column(r, "Kernel Name") >= 0 && aka_csv_column(r, "Metric Name") >= 0)
+            return aka_err_set(err, AKA_EXIT_USAGE,
+                               "%s:%zu: header: this is ncu's details page (a 'Metric Name' "
+                               "column); aka reads the raw page: ncu --csv --page raw",
+                               label, r->line);
         if (aka_csv_column(r, "Kernel Name") >= 0)
             return aka_profile_parse_ncu(label, csv, i, out, err);
         if (i == 0 && aka_csv_column(r, "Kernel_Name") >= 0)
@@ -76,6 +81,7 @@ static void drop_kernel(struct aka_profile_summary *s, size_t i)
         free(k->stalls.v[j].name);
     free(k->stalls.v);
     free(k->name);
+    free(k->launch);
     memmove(k, k + 1, (s->kernels.n - i - 1) * sizeof(*k));
     s->kernels.n--;
     s->dropped++;

@@ -64,6 +64,8 @@ struct aka_profile_stall {
 
 struct aka_profile_kernel {
     char *name;
+    char *launch; /* the launch configuration ("grid (4096, 1, 1) block (256, 1, 1)"), or NULL:
+                     launches of one kernel with different configurations are summarized apart */
     long launches;
     double v[AKA_PF_COUNT]; /* means over launches; NAN where not collected */
     struct aka_profile_acc acc[AKA_PF_COUNT];

@@ -44,8 +44,8 @@ static json_t *roofline_json(const struct aka_profile_kernel *k,
 
 static json_t *kernel_json(const struct aka_profile_kernel *k, const struct aka_profile_ceilings *c)
 {
-    json_t *o = json_pack("{s:s, s:I, s:s}", "name", k->name, "launches", (json_int_t)k->launches,
-                          "bound", aka_profile_bound_names[k->bound]);
+    json_t *o = json_pack("{s:s, s:s?, s:I, s:s}", "name", k->name, "launch", k->launch, "launches",
+                          (json_int_t)k->launches, "bound", aka_profile_bound_names[k->bound]);
     for (int f = 0; f < AKA_PF_COUNT; f++)
         json_object_set_new(o, aka_profile_field_names[f], num_or_null(k->v[f]));
     json_object_set_new(o, "tflops", num_or_null(tflops(k)));
@@ -101,6 +101,8 @@ static void format_kernel(size_t i, const struct aka_profile_kernel *k,
 {
     strbuf_addf(out, "%zu. ", i + 1);
     strbuf_addf_escaped(out, "%s", k->name);
+    if (k->launch)
+        strbuf_addf(out, " [%s]", k->launch);
     strbuf_addf(out, ": %.2f us x%ld, %s-bound", k->v[AKA_PF_DURATION_NS] / 1e3, k->launches,
                 aka_profile_bound_names[k->bound]);
     add_value(out, "compute SOL", k->v[AKA_PF_COMPUTE_SOL_PCT], "%");

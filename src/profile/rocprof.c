@@ -75,7 +75,7 @@ static int first_row(const struct cols *C, const struct aka_csv_row *r, struct d
     double x;
     if (!*r->fields.v[C->name])
         return aka_err_set(err, AKA_EXIT_USAGE, "%s:%zu: Kernel_Name: empty", C->label, r->line);
-    d->k = aka_profile_kernel_get(out, r->fields.v[C->name]);
+    d->k = aka_profile_kernel_get(out, r->fields.v[C->name], NULL);
     if (num(C, r, C->start, true, &d->start, err) < 0 || num(C, r, C->end, true, &d->end, err) < 0)
         return -1;
     if (d->end < d->start)

@@ -54,19 +54,26 @@ double aka_profile_unit_scale(enum aka_profile_field f, const char *unit, int *o
     static const struct unit_row time[] = {
         {"nsecond", 1}, {"ns", 1},       {"usecond", 1e3}, {"us", 1e3}, {"msecond", 1e6},
         {"ms", 1e6},    {"second", 1e9}, {"s", 1e9},       {"", 1},     {NULL, 0}};
+    /* ncu writes byte/second or byte/s (2025), byte or byte/block, by version. */
     static const struct unit_row rate[] = {{"byte/second", 1e-9},
                                            {"Kbyte/second", 1e-6},
                                            {"Mbyte/second", 1e-3},
                                            {"Gbyte/second", 1},
                                            {"Tbyte/second", 1e3},
+                                           {"byte/s", 1e-9},
+                                           {"Kbyte/s", 1e-6},
+                                           {"Mbyte/s", 1e-3},
+                                           {"Gbyte/s", 1},
+                                           {"Tbyte/s", 1e3},
                                            {"B/s", 1e-9},
                                            {"GB/s", 1},
                                            {"TB/s", 1e3},
-                                           {"", 1e-9},
-                                           /* no units row: byte/second */ {NULL, 0}};
-    static const struct unit_row bytes[] = {{"byte", 1},        {"Kbyte", 1e3}, {"Mbyte", 1e6},
-                                            {"KB", 1e3},        {"B", 1},       {"KiB", 1024},
-                                            {"MiB", 1048576.0}, {"", 1},        {NULL, 0}};
+                                           {"", 1e-9}, /* no units row: byte/second */
+                                           {NULL, 0}};
+    static const struct unit_row bytes[] = {
+        {"byte", 1},   {"Kbyte", 1e3},     {"Mbyte", 1e6},    {"KB", 1e3},          {"B", 1},
+        {"KiB", 1024}, {"MiB", 1048576.0}, {"byte/block", 1}, {"Kbyte/block", 1e3}, {"", 1},
+        {NULL, 0}};
     static const struct unit_row pct[] = {{"%", 1}, {"", 1}, {NULL, 0}};
     static const struct unit_row any[] = {{NULL, 0}};
     *ok = 1;
