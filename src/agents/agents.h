@@ -277,6 +277,41 @@ int aka_plan_review(const struct aka_review_request *rq, struct aka_review_resul
                     struct aka_err *err);
 void aka_review_result_release(struct aka_review_result *res);
 
+/* ---- the production policy reviewer (policy_review.c; issue 14) ------------ */
+
+/* The five checks runtime/prompts/policy_review.md asks for, in its order. */
+extern const char *const aka_policy_review_checks[];
+
+struct aka_policy_review_request {
+    const char *workspace;         /* the campaign: verdict cache and captures (required) */
+    const char *backend, *cli_path; /* the campaign's agent backend; cli_path NULL: on PATH */
+    const char *framework;         /* as the campaign names it */
+    const char *kernel_name;       /* the kernel's file name, e.g. "kernel.py" */
+    const struct strbuf *source;   /* the committed candidate kernel */
+    long timeout_s;                /* --production-review-timeout */
+    const char *repo_root;         /* asset tree: the prompt and the session guard */
+    const struct aka_agent_confinement *confine; /* NULL: a plain process */
+};
+
+struct aka_policy_review_result {
+    bool pass;         /* only a complete verdict of "pass" passes */
+    bool cached;       /* the verdict for this source was already in the cache */
+    char outcome[16];  /* pass | reject | late | missing | malformed | mutating | unavailable */
+    char reason[768];  /* one line: the verdict's summary, or what went wrong */
+    char digest[65];   /* sha256 of the source: the cache key */
+    struct aka_token_usage usage;
+};
+
+/*
+ * Review one candidate kernel in a fresh session of the campaign's backend. Anything
+ * but a complete, schema-valid "pass" verdict is a rejection (fail closed). -1 only
+ * when the request is incomplete or the cache cannot be written (code 2 / 1).
+ */
+int aka_policy_review(const struct aka_policy_review_request *rq,
+                      struct aka_policy_review_result *res, struct aka_err *err);
+/* Check a verdict document; 0 when valid (pass set from it), else -1 with why (one line). */
+int aka_policy_verdict_check(json_t *doc, bool *pass, char *why, size_t size);
+
 /* The model's final message in a captured stdout of `backend` ("" when none). */
 int aka_agent_final_message(const char *backend, const char *stdout_path, struct strbuf *out,
                             struct aka_err *err);

@@ -937,3 +937,52 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct aka_e
         return -1;
     return proc_wait(h, res, err);
 }
+
+/*
+ * A daemon: the intermediate child leaves our session (setsid) and starts the real
+ * child through proc_start in a group of its own in that session, then exits. The
+ * real child is no session leader (it can never gain a controlling terminal), nobody
+ * waits for it but init, and nothing we end later (a Ctrl-C, our group) reaches it.
+ */
+int proc_spawn_detached(const struct proc_spec *spec, pid_t *pid_out, struct aka_err *err)
+{
+    int fds[2];
+    pid_t got = -1;
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return aka_err_set(err, AKA_EXIT_ENV, "pipe: %s", strerror(errno));
+    pid_t mid = fork();
+    if (mid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return aka_err_set(err, AKA_EXIT_ENV, "fork: %s", strerror(errno));
+    }
+    if (mid == 0) {
+        struct proc_spec s = *spec;
+        struct proc_handle *h = NULL;
+        struct aka_err ignored = AKA_ERR_INIT;
+        pid_t pid = -1;
+        /* Output straight into the log: a capture pipe would die with this process. */
+        int log = open(spec->out_file ? spec->out_file : "/dev/null",
+                       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        s.new_session = false;
+        s.out_mode = s.err_mode = PROC_INHERIT;
+        if (log >= 0 && dup2(log, 1) >= 0 && dup2(log, 2) >= 0 && setsid() >= 0 &&
+            proc_start(&s, &h, &ignored) == 0)
+            pid = proc_pid(h);
+        if (aka_write_all(fds[1], &pid, sizeof(pid)) < 0)
+            _exit(1);
+        _exit(pid > 0 ? 0 : 1);
+    }
+    close(fds[1]);
+    ssize_t n;
+    do
+        n = read(fds[0], &got, sizeof(got));
+    while (n < 0 && errno == EINTR);
+    close(fds[0]);
+    while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof(got) || got <= 0)
+        return aka_err_set(err, AKA_EXIT_ENV, "%s: could not be started detached", spec->argv[0]);
+    *pid_out = got;
+    return 0;
+}

@@ -136,4 +136,12 @@ unsigned long long proc_start_ticks(pid_t pid);
  */
 int proc_end_group_if_same(pid_t pgid, unsigned long long start_ticks, long grace_ms);
 
+/*
+ * Start spec's command detached (a daemon: double fork, a session of its own that it
+ * does not lead, its own process group, reaped by init); the caller never waits for
+ * it. Its stdout and stderr are appended to spec->out_file (NULL: /dev/null); the
+ * capture modes are not used. Its pid goes to pid_out.
+ */
+int proc_spawn_detached(const struct proc_spec *spec, pid_t *pid_out, struct aka_err *err);
+
 #endif

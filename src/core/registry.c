@@ -34,6 +34,7 @@ static const struct aka_app apps[] = {
     {"ask-qoder", "Ask Qoder for an independent review of a frozen plan", cmd_ask_qoder},
     {"policy", "Check a kernel source against the production source policy", cmd_policy},
     {"profile", "Profile the kernel (ncu, rocprofv3, PPU) or re-summarize an export", cmd_profile},
+    {"recovery", "Show, stop or resume the recovery monitor of a campaign (exit 75)", cmd_recovery},
     {"plan-reviewers", "(internal) Probe a campaign's plan reviewers once; print the cache",
      cmd_plan_reviewers},
     {NULL, NULL, NULL},

@@ -926,6 +926,33 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
     return rc == 0 && req->profiler ? profile_job(c, err) : rc;
 }
 
+/*
+ * After a command that failed: the candidate's, unless a health probe run now fails too
+ * (health.c). Then nothing is blamed on the candidate: no verdict, code 75.
+ */
+static int check_environment(struct eval_ctx *c, const struct aka_sandbox_result *res,
+                             struct aka_err *err)
+{
+    struct aka_env_evidence e = {res->transport, true, res->exit_code, res->timed_out, res->err.buf,
+                                 res->err.len,   -1};
+    struct aka_sandbox_health h;
+    struct aka_err perr = AKA_ERR_INIT;
+    if (aka_env_classify(&e) != AKA_ENV_PROBE)
+        return 0;
+    e.probe =
+        aka_eval_health(c->t, c->plat.name, c->framework, c->req->in_agent_sandbox, &h, &perr) == 0
+            ? 1
+            : 0;
+    enum aka_env_class cls = aka_env_classify(&e);
+    if (cls == AKA_ENV_NONE)
+        return 0;
+    aka_env_note_failure(cls, "evaluation", h.output);
+    return aka_err_set(err, AKA_EXIT_ENV,
+                       "environment: %s: the evaluation failed (exit status %d) and the health "
+                       "probe after it failed too (exit %d): %s",
+                       aka_env_class_name(cls), res->exit_code, h.exit_code, h.output);
+}
+
 static int run_job(struct eval_ctx *c, struct aka_eval_outcome *out, struct aka_err *err)
 {
     struct aka_sandbox_result res;
@@ -944,6 +971,13 @@ static int run_job(struct eval_ctx *c, struct aka_eval_outcome *out, struct aka_
         snprintf(out->isolation, sizeof(out->isolation), "%s", res.isolation);
         strbuf_add(&out->log, res.err.buf, res.err.len);
         rc = aka_eval_interpret(&c->expect, &run, out, err);
+        if (rc == 0)
+            rc = check_environment(c, &res, err);
+    } else if (err->code == AKA_EXIT_ENV) {
+        /* The job directory could not be written: our own write met ENOSPC. */
+        aka_env_note_failure(strstr(err->msg, strerror(ENOSPC)) ? AKA_ENV_DISK_FULL
+                                                                : AKA_ENV_TRANSPORT,
+                             "evaluation", err->msg);
     }
     for (size_t i = 0; i < res.notes.n; i++)
         strvec_push(&out->notes, res.notes.v[i]);

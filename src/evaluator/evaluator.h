@@ -156,6 +156,55 @@ int aka_eval_interpret(const struct aka_eval_expect *x, const struct aka_eval_ru
 int aka_eval_check_identity(const struct aka_result *r, const char *kernel_sha256,
                             const char *eval_id, struct aka_err *err);
 
+/* ---- the machine or the candidate? (health.c) ------------------------------------------- */
+
+enum aka_env_class {
+    AKA_ENV_NONE = 0,  /* nothing of the environment's: a pass, or the candidate's failure */
+    AKA_ENV_PROBE,     /* a command failed: run a health probe to decide */
+    AKA_ENV_TRANSPORT, /* the transport could not run the job (sandbox broken, host gone) */
+    AKA_ENV_HEALTH,    /* the command failed and a health probe right after failed too */
+    AKA_ENV_DISK_FULL  /* the same, with ENOSPC in the command's stderr */
+};
+
+/* What came back from one job, and the probe run after it. */
+struct aka_env_evidence {
+    const char *transport; /* "local", "ssh", ... (ssh's own failures exit 255) */
+    bool ran;              /* the transport ran the command to an end */
+    int exit_code;
+    bool timed_out;
+    const char *err_text; /* the command's stderr as kept */
+    size_t err_len;
+    int probe; /* -1 not run yet, 0 failed, 1 passed */
+};
+
+/* The class of a job's outcome; a candidate's text alone never makes it the environment's. */
+enum aka_env_class aka_env_classify(const struct aka_env_evidence *e);
+/* "none", "probe", "transport_down", "health_failed", "disk_full". */
+const char *aka_env_class_name(enum aka_env_class c);
+
+/* The probe command: override when given; else on the CPU "" (only the transport's disk
+ * check), on a GPU the allocate-compute-synchronize-check probe (python3 with torch, else
+ * the vendor's SMI tool) and, for a Python framework, an import of its module. */
+void aka_eval_health_command(enum aka_vendor vendor, const char *framework, const char *override,
+                             struct strbuf *out);
+/* Probe t's environment for platform/framework (t->health_command overrides), as a job
+ * like an evaluation's (in_agent_sandbox: for an agent's `aka eval`). 0 healthy; -1 with
+ * code 75 ("environment: health_failed: ...") when not, or code 2 on a bad platform. */
+int aka_eval_health(const struct aka_sandbox_transport *t, const char *platform,
+                    const char *framework, bool in_agent_sandbox, struct aka_sandbox_health *h,
+                    struct aka_err *err);
+
+/* The last environment failure this process met (for the campaign's failure marker). */
+struct aka_env_failure {
+    bool set;
+    enum aka_env_class cls;
+    char command[512];                         /* what failed: the evaluation or the probe */
+    char probe_output[AKA_SBX_PROBE_TAIL + 1]; /* the probe's output tail */
+    char detected_at[AKA_TIMESTAMP_MAX];
+};
+void aka_env_note_failure(enum aka_env_class c, const char *command, const char *probe_output);
+const struct aka_env_failure *aka_env_last_failure(void);
+
 /* ---- inside an episode worktree ---------------------------------------------------------- */
 
 /*

@@ -25,10 +25,18 @@ int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *o
 {
     struct strbuf name = STRBUF_INIT, slug = STRBUF_INIT;
     char cwd[4096];
-    const char *parent = *o->workspace ? o->workspace : getcwd(cwd, sizeof(cwd));
+    struct strbuf abs = STRBUF_INIT;
+    const char *parent = getcwd(cwd, sizeof(cwd));
     int rc = 0;
     if (!parent)
         return aka_err_set(err, AKA_EXIT_ENV, "cannot read the current directory");
+    /* Absolute: episode trees are entered from other directories (git -C). */
+    if (*o->workspace && o->workspace[0] == '/')
+        parent = o->workspace;
+    else if (*o->workspace)
+        aka_path_join(&abs, cwd, o->workspace);
+    if (abs.len)
+        parent = abs.buf;
     if (*o->workspace_suffix) {
         rc = aka_slug(op_name, &slug, err);
         strbuf_addf(&name, "kernel_opt_%s_%s", slug.buf, o->workspace_suffix);
@@ -41,6 +49,7 @@ int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *o
         aka_path_join(out, parent, name.buf);
     strbuf_release(&name);
     strbuf_release(&slug);
+    strbuf_release(&abs);
     return rc;
 }
 
@@ -93,6 +102,7 @@ static void fill_campaign(struct aka_run *r, const struct aka_optimize_opts *o,
         .kernel = aka_kernel_file_name(&r->op),
         .sandbox_isolation = o->transport.isolation,
         .agent_sandbox = o->agent_sandbox,
+        .policy_reviewer = aka_episode_policy_reviewer(o),
         .contract = &r->op.contract,
         .pins = &r->pins,
         .repo_root = repo_root,
@@ -171,6 +181,8 @@ static int bootstrap(struct aka_run *r, const struct aka_optimize_opts *o, struc
         pin_evidence(r, o, err) < 0)
         return -1;
     aka_optimize_progress(r, "workspace %s", r->ws.buf);
+    if (aka_env_preflight(r, o, err) < 0 || aka_env_marker_settle(r, err) < 0)
+        return -1;
     if (aka_workspace_materialize(r->ws.buf, &r->op, &r->camp, o->notes, err) < 0 ||
         aka_bootstrap_v0(r->ws.buf, &r->camp, &r->env, &v0, err) < 0)
         return -1;
@@ -228,9 +240,18 @@ static int finalize(struct aka_run *r, struct aka_err *err)
     return 0;
 }
 
+/* Code 75: the machine stopped the campaign, not a candidate (environment.c). */
+static void environment_stop(struct aka_run *r, const struct aka_err *err)
+{
+    struct aka_err own = AKA_ERR_INIT;
+    if (aka_env_marker_write(r, err, &own) < 0)
+        aka_optimize_progress(r, "the environment-failure marker could not be written: %s",
+                              own.msg);
+}
+
 int aka_optimize_run(const struct aka_optimize_opts *o, const struct aka_sandbox_transport *t,
                      const char *repo_root, FILE *progress, char *stop_reason, size_t stop_len,
-                     struct aka_err *err)
+                     struct strbuf *ws_out, struct aka_err *err)
 {
     struct aka_run r = {.lock = AKA_LOCK_INIT,
                         .ws = STRBUF_INIT,
@@ -245,6 +266,12 @@ int aka_optimize_run(const struct aka_optimize_opts *o, const struct aka_sandbox
         rc = aka_optimize_loop(&r, o, stop_reason, stop_len, err);
     if (rc < 0)
         aka_live_update(&r, err->msg);
+    if (rc < 0 && err->code == AKA_EXIT_ENV && r.live_ok)
+        environment_stop(&r, err);
+    if (ws_out) {
+        strbuf_reset(ws_out);
+        strbuf_addstr(ws_out, r.ws.buf);
+    }
     if (r.live_ok && finalize(&r, rc == 0 ? err : NULL) < 0)
         rc = -1;
     run_release(&r);

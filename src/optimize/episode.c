@@ -244,6 +244,7 @@ void aka_episode_release(struct aka_episode *ep)
     strbuf_release(&ep->branch);
     strbuf_release(&ep->dir);
     json_decref(ep->verification);
+    json_decref(ep->policy);
     json_decref(ep->promoted_doc);
 }
 
@@ -265,6 +266,8 @@ int aka_episode_run(struct aka_run *r, const struct aka_optimize_opts *o,
                              o->agent_cli, ep.worktree.buf);
         rc = play(r, o, &ep, err);
     }
+    if (rc == 0)
+        rc = aka_env_check_before_blame(r, o, &ep, err);
     if (rc == 0)
         rc = aka_episode_record(r, &ep, err);
     if (rc == 0)

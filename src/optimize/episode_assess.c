@@ -393,6 +393,8 @@ int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, str
     if (aka_episode_check_candidate(r, ep, err) < 0)
         return -1;
     aka_conversion_check_candidate(r, ep); /* latched: the candidate must be Gluon */
+    if (ep->status == AKA_MEM_PROMOTED && aka_episode_policy(r, o, ep, err) < 0)
+        return -1;
     if (ep->status != AKA_MEM_PROMOTED)
         return 0;
     ep->phase = "verifying";

@@ -147,6 +147,8 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
                                   ep->candidate[0] ? json_string(ep->candidate) : json_null()));
     json_object_set_new(doc, "verification",
                         ep->verification ? json_incref(ep->verification) : json_null());
+    if (ep->policy) /* production only: what the source gate decided */
+        json_object_set_new(doc, "policy", json_incref(ep->policy));
     learned(ep, doc);
     return doc;
 }

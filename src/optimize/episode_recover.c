@@ -218,3 +218,48 @@ int aka_episode_recover(struct aka_run *r, const struct aka_optimize_opts *o,
     aka_episode_release(&ep);
     return rc;
 }
+
+/* The agents of the episode in flight, ended (the campaign stops for the environment). */
+void aka_episode_end_active_agents(struct aka_run *r)
+{
+    struct aka_episode ep = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
+    struct aka_err ignored = AKA_ERR_INIT;
+    if (aka_episode_active_exists(r->ws.buf) && load_active(r, &ep, &ignored) == 0)
+        end_agents(r, &ep, &ignored);
+    aka_episode_release(&ep);
+}
+
+/*
+ * The episode an environment failure stopped is not the candidate's to carry: with HEAD
+ * still at its base, its agents are ended, its tree and view removed and its active record
+ * cleared, with no record and no count, so the next episode has its number again. 1 when
+ * HEAD moved (the version commit was made: the ordinary recovery finishes it).
+ */
+int aka_episode_discard(struct aka_run *r, struct aka_err *err)
+{
+    struct aka_episode ep = {.worktree = STRBUF_INIT, .branch = STRBUF_INIT, .dir = STRBUF_INIT};
+    struct aka_git g;
+    char head[AKA_GIT_OID_HEX + 1];
+    int rc = load_active(r, &ep, err);
+    if (rc == 0)
+        rc = end_agents(r, &ep, err);
+    aka_git_open(&g, r->ws.buf);
+    if (rc == 0)
+        rc = aka_git_rev_parse(&g, "HEAD", head, err);
+    if (rc == 0 && strcmp(head, ep.base) != 0)
+        rc = 1;
+    if (rc == 0)
+        rc = aka_git_reset_hard(&g, ep.base, err);
+    aka_git_close(&g);
+    if (rc == 0)
+        rc = aka_candidate_remove(r, ep.worktree.buf, err);
+    if (rc == 0)
+        rc = aka_episode_clear_active(r->ws.buf, err);
+    if (rc == 0)
+        aka_optimize_progress(r,
+                              "episode %ld: stopped by an environment failure, not the "
+                              "candidate's: discarded without a record, it runs again",
+                              ep.number);
+    aka_episode_release(&ep);
+    return rc;
+}

@@ -98,6 +98,7 @@ struct aka_episode {
     enum aka_memory_status status;
     char violation[1024];
     json_t *verification; /* the record's "verification" object (owned) */
+    json_t *policy;       /* production: the record's "policy" object (owned), else NULL */
     json_t *promoted_doc; /* memory record of a verified candidate (owned), else NULL */
     long long tokens;
     char session_id[256];
@@ -164,6 +165,14 @@ int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
                         struct aka_episode *ep, struct aka_err *err);
 /* Terminal assessment of a candidate_ready handoff; sets ep->status on failure. */
 int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struct aka_err *err);
+/* Production's source gate before verification (episode_policy.c): the deterministic
+ * policy, then the policy reviewer; a rejection sets ep->status, ep->policy says what
+ * was decided. 0 in leaderboard mode or when the candidate is not to be verified. */
+int aka_episode_policy(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                       struct aka_err *err);
+/* Who reviews a production candidate's source: "agent", "waived" or "none" (campaign.json);
+ * NULL in leaderboard mode. */
+const char *aka_episode_policy_reviewer(const struct aka_optimize_opts *o);
 /* After the session: a candidate is assessed, then verified (phase "verifying"). */
 int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                        struct aka_err *err);
@@ -189,6 +198,21 @@ void aka_episode_release(struct aka_episode *ep);
  * interrupted; anything else is refused (code 1). */
 int aka_episode_recover(struct aka_run *r, const struct aka_optimize_opts *o,
                         struct aka_episode_counters *c, struct aka_err *err);
+
+/* The environment failed (environment.c): the episode in flight's agents ended; at the
+ * resume, the episode discarded (no record, no count; 1 when HEAD moved past its base). */
+void aka_episode_end_active_agents(struct aka_run *r);
+int aka_episode_discard(struct aka_run *r, struct aka_err *err);
+
+/* <ws>/.aka/environment-failure.json (environment.c): written (atomically) when the campaign
+ * stops with code 75; at the next start its episode is discarded, then it is removed. */
+int aka_env_marker_write(struct aka_run *r, const struct aka_err *cause, struct aka_err *err);
+int aka_env_marker_settle(struct aka_run *r, struct aka_err *err);
+/* An episode that did not promote is recorded only on a healthy machine: else code 75. */
+int aka_env_check_before_blame(struct aka_run *r, const struct aka_optimize_opts *o,
+                               const struct aka_episode *ep, struct aka_err *err);
+/* The health probe before V0 (and before anything else the campaign runs). */
+int aka_env_preflight(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_err *err);
 
 /* Archive the worktree's evidence and remove it (the branch stays); prune when it is gone. */
 int aka_episode_drop_worktree(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err);

@@ -45,8 +45,10 @@ struct aka_optimize_opts {
     /* sandbox: the transport flags are sandbox.h's table, shared with `aka eval` */
     struct aka_transport_opts transport;
     int sandbox_timeout, environment_poll_interval;
+    bool no_auto_recovery; /* code 75 starts no recovery monitor (recovery/) */
     /* the agent sandbox (agents/agents.h) */
-    const char *agent_sandbox; /* bwrap | none */
+    const char *agent_sandbox;        /* bwrap | none */
+    bool production_without_reviewer; /* production: the deterministic policy alone */
     struct strvec agent_read_only_paths, agent_writable_paths;
     bool help;
     bool given[AKA_OPT_MAX_FLAGS]; /* which flags appeared, indexed like the flag table */
@@ -90,11 +92,17 @@ bool aka_optimize_is_production(const struct aka_optimize_opts *o);
  * transport t (from aka_transport_open of o->transport): workspace, pinned
  * campaign.json, V0, V1, then the loop-top budget checks. Progress lines go to
  * `progress` (one per phase). Returns the exit code of DESIGN §4.9; err holds
- * the message for a non-zero one. `stop_reason` receives why the campaign ended.
+ * the message for a non-zero one. `stop_reason` receives why the campaign ended;
+ * ws_out (may be NULL) the workspace path. Code 75 (the environment, not a candidate)
+ * leaves <ws>/.aka/environment-failure.json (environment.c).
  */
 int aka_optimize_run(const struct aka_optimize_opts *o, const struct aka_sandbox_transport *t,
                      const char *repo_root, FILE *progress, char *stop_reason, size_t stop_len,
-                     struct aka_err *err);
+                     struct strbuf *ws_out, struct aka_err *err);
+
+/* Whether ws holds an environment-failure marker (the campaign stopped with 75 for the
+ * machine, not for a held lock or a bad flag): only then may recovery take over. */
+bool aka_optimize_env_stopped(const char *ws);
 
 /* The workspace directory the flags name: <parent>/kernel_opt_<op>_<fw>_<platform>[_production]. */
 int aka_optimize_workspace_path(const struct aka_optimize_opts *o, const char *op_name,

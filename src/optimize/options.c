@@ -227,6 +227,11 @@ static const struct aka_opt flags[] = {
      .def = "600",
      .metavar = "S",
      .help = "production policy reviewer timeout in seconds"},
+    {.name = "--production-without-reviewer",
+     .off = OFF(production_without_reviewer),
+     .kind = AKA_OPT_BOOL,
+     .help = "production: promote on the deterministic source policy alone when no policy "
+             "reviewer can run (the built-in agent has none); recorded in the campaign"},
     {.name = "--workspace",
      .off = OFF(workspace),
      .kind = AKA_OPT_STR,
@@ -285,6 +290,10 @@ static const struct aka_opt flags[] = {
      .def = "60",
      .metavar = "S",
      .help = "health poll interval of the recovery monitor"},
+    {.name = "--no-auto-recovery",
+     .off = OFF(no_auto_recovery),
+     .kind = AKA_OPT_BOOL,
+     .help = "on exit 75 (environment unavailable), start no recovery monitor"},
     {.name = NULL},
 };
 

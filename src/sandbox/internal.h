@@ -10,6 +10,7 @@
  *   artifacts.c  bringing artifacts back out of the job directory
  *   pids.c       the optional pids cgroup that bounds fork bombs
  *   local.c      the local transport that ties the steps together
+ *   health.c     health probes run as jobs of a transport
  */
 #ifndef AKA_SANDBOX_INTERNAL_H
 #define AKA_SANDBOX_INTERNAL_H
@@ -111,6 +112,11 @@ int sbx_gpu_ids(const struct aka_sandbox_job *job, int *ids, size_t *n, struct a
 /* The job's GPUs exist on this host (the platform's required nodes, platform.h): else code 75
  * naming the missing node. Checked for isolation none too. */
 int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err);
+
+/* ---- health.c ---- */
+/* The probe as a job of t (the local transport's probe_health). */
+int sbx_probe_job(const struct aka_sandbox_transport *t, const struct aka_sandbox_probe *p,
+                  struct aka_sandbox_health *h);
 
 /* ---- artifacts.c ---- */
 void sbx_collect_artifacts(const struct aka_sandbox_job *job, const char *jobdir,

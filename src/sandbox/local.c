@@ -273,6 +273,7 @@ static const struct aka_sandbox_transport_ops local_ops = {
     .collect = local_collect,
     .cleanup = local_cleanup,
     .describe = local_describe,
+    .probe_health = sbx_probe_job,
 };
 
 void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox_local_opts *opts)
@@ -281,4 +282,5 @@ void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox
     t->ctx = (void *)opts;
     t->isolation = AKA_SBX_BWRAP;
     t->tmp_dir = opts ? opts->tmp_dir : NULL;
+    t->health_command = NULL;
 }

@@ -222,6 +222,28 @@ json_t *aka_sandbox_result_to_json(const struct aka_sandbox_job *job,
  */
 struct aka_sandbox_transport;
 
+/*
+ * A health probe (DESIGN §7): a shell command that checks the machine, never candidate
+ * code. It runs as a job of the transport (the same isolation, GPU nodes and runtime as
+ * an evaluation) after a check that the job directory's disk takes a 1 MiB write, so a
+ * full disk fails the probe whatever the command prints.
+ */
+#define AKA_SBX_PROBE_TIMEOUT_S 60
+#define AKA_SBX_PROBE_TAIL      2000
+
+struct aka_sandbox_probe {
+    const char *command; /* sh -c command; NULL or "": only the disk check */
+    int gpu_count;       /* GPUs the probe job gets (0 or 1) */
+    enum aka_vendor gpu_vendor;
+    bool in_agent_sandbox; /* probing for an agent's `aka eval`: the job field of that name */
+};
+
+struct aka_sandbox_health {
+    bool ok;
+    int exit_code;                       /* the probe's status; 75 when it could not run */
+    char output[AKA_SBX_PROBE_TAIL + 1]; /* the last bytes of its stdout+stderr, or why */
+};
+
 struct aka_sandbox_transport_ops {
     const char *name;
     int (*prepare)(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
@@ -230,6 +252,10 @@ struct aka_sandbox_transport_ops {
     void (*collect)(void *state);
     void (*cleanup)(void *state);
     void (*describe)(const struct aka_sandbox_transport *t, struct strbuf *out);
+    /* Optional: run a health probe where this transport's jobs run (health.c); NULL: the
+     * transport cannot probe and aka_sandbox_probe_health reports healthy with a note. */
+    int (*probe_health)(const struct aka_sandbox_transport *t, const struct aka_sandbox_probe *p,
+                        struct aka_sandbox_health *h);
 };
 
 struct aka_sandbox_transport {
@@ -237,6 +263,7 @@ struct aka_sandbox_transport {
     void *ctx; /* the transport's configuration (below for local) */
     enum aka_sandbox_isolation isolation;
     const char *tmp_dir;
+    const char *health_command; /* --sandbox-health-command: replaces the default probe */
 };
 
 struct aka_sandbox_local_opts {
@@ -258,6 +285,11 @@ void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox
  * environment failure res is filled too. Setup, run and cleanup times go to res. */
 int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
                     struct aka_sandbox_result *res, struct aka_err *err);
+
+/* Run probe p through t (health.c; a transport without probe_health: healthy, with a note).
+ * Never fails: h->ok says whether the machine answered. */
+void aka_sandbox_probe_health(const struct aka_sandbox_transport *t,
+                              const struct aka_sandbox_probe *p, struct aka_sandbox_health *h);
 
 /* t's one-line description. */
 void aka_sandbox_transport_describe(const struct aka_sandbox_transport *t, struct strbuf *out);

@@ -75,7 +75,8 @@ static const struct aka_opt flags[] = {
      .kind = AKA_OPT_STR,
      .env = "ATREX_SANDBOX_HEALTH_COMMAND",
      .metavar = "CMD",
-     .help = "ssh: GPU health probe; its failure is the machine's (exit 75)"},
+     .help = "local, ssh: health probe (sh -c, run as a job) replacing the default GPU and "
+             "runtime probes; its failure is the machine's (exit 75)"},
     {.name = "--sandbox-url",
      .off = OFF(url),
      .kind = AKA_OPT_STR,
@@ -223,21 +224,32 @@ static int resolve_kind(struct aka_transport_opts *o, struct aka_err *err)
     return 0;
 }
 
+static const char *source(const struct aka_transport_opts *o, const char *flag);
+
 /* Flags typed for another transport than the one chosen. */
 static int check_scope(const struct aka_transport_opts *o, struct aka_err *err)
 {
     static const char *const scope[][2] = {
-        {"--sandbox-isolation", "local"},  {"--sandbox-tmp", "local"},
-        {"--sandbox-ssh-gpu", "ssh"},      {"--sandbox-ssh-runtime-bind", "ssh"},
-        {"--sandbox-ssh-init", "ssh"},     {"--sandbox-health-command", "ssh"},
-        {"--sandbox-hardware", "gateway"}, {"--slurm-partition", "slurm"},
-        {"--slurm-account", "slurm"},      {"--slurm-qos", "slurm"},
-        {"--slurm-time", "slurm"}};
+        {"--sandbox-isolation", "local"}, {"--sandbox-tmp", "local"},
+        {"--sandbox-ssh-gpu", "ssh"},     {"--sandbox-ssh-runtime-bind", "ssh"},
+        {"--sandbox-ssh-init", "ssh"},    {"--sandbox-hardware", "gateway"},
+        {"--slurm-partition", "slurm"},   {"--slurm-account", "slurm"},
+        {"--slurm-qos", "slurm"},         {"--slurm-time", "slurm"}};
     for (size_t k = 0; k < sizeof(scope) / sizeof(scope[0]); k++)
         if (given(o, scope[k][0]) && strcmp(o->sandbox, scope[k][1]) != 0)
             return aka_err_set(err, AKA_EXIT_USAGE,
                                "%s: only applies to --sandbox %s; got --sandbox %s", scope[k][0],
                                scope[k][1], o->sandbox);
+    /* The probe runs as a job where jobs run: on this host or on the ssh host. */
+    if (given(o, "--sandbox-health-command") && o->kind != AKA_TRANSPORT_LOCAL &&
+        o->kind != AKA_TRANSPORT_SSH)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--sandbox-health-command: only applies to --sandbox local or ssh; "
+                           "got --sandbox %s",
+                           o->sandbox);
+    if (o->health_command && !*o->health_command)
+        return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a non-empty command",
+                           source(o, "--sandbox-health-command"));
     return 0;
 }
 
@@ -285,9 +297,6 @@ static int check_ssh(const struct aka_transport_opts *o, struct aka_err *err)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--sandbox-ssh-gpu: required with --sandbox-ssh %s (or set %s)", t,
                            row("--sandbox-ssh-gpu")->env);
-    if (o->health_command && !*o->health_command)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--sandbox-health-command: expected a non-empty command");
     for (size_t i = 0; i < o->ssh_runtime_binds.n; i++)
         if (check_runtime_bind(o, o->ssh_runtime_binds.v[i], err) < 0)
             return -1;
@@ -371,5 +380,6 @@ int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transpor
     o->local.tmp_dir = o->tmp;
     aka_sandbox_local(t, &o->local);
     t->isolation = strcmp(o->isolation, "none") == 0 ? AKA_SBX_NONE : AKA_SBX_BWRAP;
+    t->health_command = o->health_command;
     return 0;
 }

@@ -34,6 +34,7 @@ static const char *const pinned_fields[] = {"schema",
                                             "kernel",
                                             "sandbox_isolation",
                                             "agent_sandbox",
+                                            "policy_reviewer",
                                             "contracts",
                                             "runtime_pins",
                                             "operator_snapshot",
@@ -63,6 +64,9 @@ json_t *aka_campaign_to_json(const struct aka_campaign *c, struct aka_err *err)
      * plugin that changed; here it is only written. */
     if (doc && c->plugins)
         json_object_set_new(doc, "plugins", json_deep_copy(c->plugins));
+    /* Production only: who reviews a candidate's source (episode_policy.c). */
+    if (doc && c->policy_reviewer)
+        json_object_set_new(doc, "policy_reviewer", json_string(c->policy_reviewer));
     return doc;
 }
 

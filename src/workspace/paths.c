@@ -24,6 +24,7 @@ static const char *const ws_rel[AKA_WS_FILE_COUNT] = {
     [AKA_WS_PLAN_REVIEWER_PROBES] = ".aka/plan_reviewers",
     [AKA_WS_REVIEWER_TOKENS] = ".aka/reviewer_tokens.jsonl",
     [AKA_WS_REVIEWS] = ".aka/reviews",
+    [AKA_WS_POLICY_REVIEWS] = ".aka/policy_reviews",
     [AKA_WS_SUBMISSION] = ".aka/submission",
     [AKA_WS_MEMORY] = "memory",
     [AKA_WS_LIVE] = "memory/live.json",

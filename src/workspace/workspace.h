@@ -56,6 +56,7 @@ enum aka_ws_file {
     AKA_WS_PLAN_REVIEWER_PROBES, /* .aka/plan_reviewers */
     AKA_WS_REVIEWER_TOKENS,      /* .aka/reviewer_tokens.jsonl */
     AKA_WS_REVIEWS,              /* .aka/reviews */
+    AKA_WS_POLICY_REVIEWS,       /* .aka/policy_reviews: production verdicts by kernel digest */
     AKA_WS_SUBMISSION,           /* .aka/submission: staging of solution.json */
     AKA_WS_MEMORY,               /* memory: canonical records */
     AKA_WS_LIVE,                 /* memory/live.json: progress view, never canonical */
@@ -142,6 +143,7 @@ struct aka_campaign {
     const char *kernel;            /* kernel file name, relative to a worktree */
     const char *sandbox_isolation; /* bwrap | none */
     const char *agent_sandbox;     /* bwrap | none: the agent CLI confined or not */
+    const char *policy_reviewer;   /* production: agent | waived | none; NULL: leaderboard */
     const struct aka_benchmark_contract *contract;
     const struct aka_runtime_pins *pins;
     const char *repo_root; /* the asset tree whose runtime/ is pinned (content, not path) */

@@ -70,6 +70,7 @@ help "policy check" cmd/policy.c:check_flags
 help "wiki cited" cmd/wiki.c:common_flags
 help "wiki tool" cmd/wiki.c:common_flags
 help profile cmd/profile.c:flags $T
+help recovery cmd/recovery.c:flags
 
 # bad WANT CMD ARGS...: exit 2, one line on stderr containing WANT (fixed text); aka
 # optimize adds its "nothing was written" line.
@@ -84,7 +85,8 @@ bad() {
 
 for cmd in eval "sandbox run" optimize inspect status memory trace journal handoff \
   agent-session tune-agent ask-codex ask-qoder plan-reviewers "wiki query" "wiki show" \
-  "wiki check" "wiki plugins" "wiki import" "wiki cited" "wiki tool" "policy check" profile; do
+  "wiki check" "wiki plugins" "wiki import" "wiki cited" "wiki tool" "policy check" profile \
+  recovery; do
   # shellcheck disable=SC2086
   bad "aka: $cmd: --no-such-flag: unknown flag (see aka $cmd --help)" $cmd --no-such-flag x
 done
@@ -113,6 +115,8 @@ bad "wiki import: --out: expected a value (PLUGIN_DIR)" wiki import d --out
 bad "policy check: --json: takes no value; got 'yes'" policy check --json=yes
 bad "profile: --level: expected one of survey, sol, deep; got 'x'" profile --level x
 bad "profile: --top-kernels: expected an integer in [1, 1000]; got '0'" profile --top-kernels 0
+bad "recovery: --json: takes no value; got 'yes'" recovery status --json=yes
+bad "recovery: expected status, stop or resume; got 'restart'" recovery restart
 bad "sandbox: 'frob': unknown subcommand; expected one of run" sandbox frob
 set +e; "$AKA_BIN" wiki frob >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e # then wiki's usage
 [ "$rc" = 2 ] && head -1 "$tmp/err" |

@@ -23,7 +23,10 @@
 # cases test the supervisor's own defences (workspace/, git/, the evaluator), which must
 # hold for an agent that reaches the workspace; the agent sandbox that keeps a confined
 # agent from reaching it at all is tested by tests/integration/agent_sandbox.sh.
-# Set AKA_HOSTILE_KEEP=1 to keep $TMP for inspection.
+# Set AKA_HOSTILE_KEEP=1 to keep $TMP for inspection. HOSTILE_MODE=production (set before
+# setup_hostile) makes every campaign a production one (no V1: --framework-baseline never);
+# REVIEWER, when set, holds the actions of the fake CLI's second invocation of an episode
+# (the production policy reviewer's session).
 # Environment: AKA_BIN, AKA_SOURCE_DIR, AKA_HOSTILE_CASES and AKA_HOSTILE_KEEP (optional).
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -78,8 +81,13 @@ SH
   FINISH='{"sh":"bash '"$TMP"'/finish.sh candidate_ready"}'
   EVAL='{"sh":"aka eval >/dev/null 2>&1 || true"}'
   COMMIT='{"commit":"candidate","paths":["kernel.c"]}'
+  MODE_FLAGS=() WS_SUFFIX=
+  if [ "${HOSTILE_MODE:-leaderboard}" = production ]; then
+    MODE_FLAGS=(--optimization-mode production --framework-baseline never)
+    WS_SUFFIX=_production
+  fi
   mkdir -p "$TMP/base"
-  AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize --op-dir "$OP" --platform cpu --framework C \
+  AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize "${MODE_FLAGS[@]}" --op-dir "$OP" --platform cpu --framework C \
     --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP/base" \
     --sandbox-isolation "$ISO" --agent-sandbox none --max-iters 0 >"$TMP/out" 2>"$TMP/err" ||
     { cat "$TMP/err" >&2; fail "V0 of the base campaign"; }
@@ -91,7 +99,7 @@ new_case() {
   cp -a "$TMP/base" "$PARENT"
   cp -r "$OP_PRISTINE" "$OP"
   cp -r "$HOME_PRISTINE" "$HOME_TREE"
-  WS=$PARENT/kernel_opt_vector_add_c_cpu
+  WS=$PARENT/kernel_opt_vector_add_c_cpu$WS_SUFFIX
   V0_HEAD=$(git -C "$WS" rev-parse HEAD)
 }
 
@@ -103,13 +111,14 @@ attack() {
 episode() {
   local actions=$1
   shift
-  printf '{"turns":[{"actions":[%s,%s]}]}\n' "$USAGE" "$actions" >"$TMP/scenario.json"
+  printf '{"turns":[{"actions":[%s,%s]}%s]}\n' "$USAGE" "$actions" \
+    "${REVIEWER:+,{\"actions\":[$USAGE,$REVIEWER]\}}" >"$TMP/scenario.json"
   rm -f "$TMP/fake-invocations"
   local next=$(($(git -C "$WS" ls-tree --name-only HEAD memory/ | grep -c '^memory/v[0-9]*\.json$')))
   RC=0
   AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
-    "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
-    --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" \
+    "$AKA" optimize "${MODE_FLAGS[@]}" --op-dir "$OP" --platform cpu --framework C \
+    --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" \
     --sandbox-isolation "$ISO" --agent-sandbox none --max-iters "$next" --fast-trials 1 \
     --fast-episodes 5 --handoff-resumes 0 "$@" >"$TMP/out" 2>"$TMP/err" || RC=$?
 }

@@ -108,11 +108,59 @@ static void test_cache_and_ledger(void **state)
     strbuf_release(&dir);
 }
 
+/* The production reviewer's verdict schema (policy_review.c): only a complete verdict whose
+ * every check passes is a pass; anything incomplete is malformed. */
+static json_t *verdict(const char *v, const char *decision, const char *skip)
+{
+    json_t *checks = json_array();
+    for (size_t i = 0; aka_policy_review_checks[i]; i++)
+        if (!skip || strcmp(skip, aka_policy_review_checks[i]) != 0)
+            json_array_append_new(checks,
+                                  json_pack("{s:s, s:s, s:s, s:[s]}", "category",
+                                            aka_policy_review_checks[i], "decision", decision,
+                                            "reason", "r", "evidence", "candidate/kernel.py:3"));
+    return json_pack("{s:s, s:s, s:o}", "verdict", v, "summary", "s", "checks", checks);
+}
+
+static void test_policy_verdict(void **state)
+{
+    (void)state;
+    char why[256];
+    bool pass = false;
+    json_t *d = verdict("pass", "pass", NULL);
+    assert_int_equal(aka_policy_verdict_check(d, &pass, why, sizeof(why)), 0);
+    assert_true(pass);
+    json_decref(d);
+    d = verdict("pass", "reject", NULL); /* "pass" over a rejected check is no pass */
+    assert_int_equal(aka_policy_verdict_check(d, &pass, why, sizeof(why)), 0);
+    assert_false(pass);
+    json_decref(d);
+    d = verdict("reject", "pass", NULL);
+    assert_int_equal(aka_policy_verdict_check(d, &pass, why, sizeof(why)), 0);
+    assert_false(pass);
+    json_decref(d);
+    d = verdict("pass", "pass", "compute_provenance");
+    assert_int_equal(aka_policy_verdict_check(d, &pass, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "compute_provenance"));
+    json_decref(d);
+    d = verdict("maybe", "pass", NULL);
+    assert_int_equal(aka_policy_verdict_check(d, &pass, why, sizeof(why)), -1);
+    json_decref(d);
+    d = verdict("pass", "fine", NULL);
+    assert_int_equal(aka_policy_verdict_check(d, &pass, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "checks[0]"));
+    json_decref(d);
+    d = json_pack("[]");
+    assert_int_equal(aka_policy_verdict_check(d, &pass, why, sizeof(why)), -1);
+    json_decref(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_final_message),
         cmocka_unit_test(test_cache_and_ledger),
+        cmocka_unit_test(test_policy_verdict),
     };
     return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
 }

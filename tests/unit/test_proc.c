@@ -451,6 +451,37 @@ static void t_null_output(void **state)
     proc_result_release(&r);
 }
 
+/* A daemon: its own group in a session of its own that it does not lead, output in the
+ * log, and nobody of ours waits for it (here the subreaper reaps it). */
+static void t_spawn_detached(void **state)
+{
+    char dir[] = "/tmp/aka-test-detached.XXXXXX", log[64];
+    const char *argv[] = {"sh", "-c", "read -r line </proc/$$/stat; echo \"$line\"", NULL};
+    struct proc_spec s = spec_of(argv);
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf text = STRBUF_INIT;
+    long pid2 = 0, ppid = 0, pgrp = 0, sid = 0;
+    pid_t pid = 0;
+    assert_non_null(mkdtemp(dir));
+    snprintf(log, sizeof(log), "%s/log", dir);
+    s.out_file = log;
+    assert_int_equal(proc_spawn_detached(&s, &pid, &err), 0);
+    assert_true(pid > 0);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    assert_int_equal(aka_read_file(log, &text, 4096, &err), 0);
+    const char *after = strrchr(text.buf, ')');
+    assert_non_null(after);
+    assert_int_equal(sscanf(text.buf, "%ld", &pid2), 1);
+    assert_int_equal(sscanf(after + 1, " %*c %ld %ld %ld", &ppid, &pgrp, &sid), 3);
+    assert_int_equal(pid2, (long)pid);
+    assert_int_equal(pgrp, (long)pid);   /* its own process group */
+    assert_true(sid != (long)getsid(0)); /* out of our session */
+    assert_true(sid != (long)pid);       /* which it does not lead */
+    strbuf_release(&text);
+    assert_int_equal(aka_remove_tree(dir, &err), 0);
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -473,6 +504,7 @@ int main(void)
         cmocka_unit_test(t_fds_not_inherited),
         cmocka_unit_test(t_start_kill_wait),
         cmocka_unit_test(t_null_output),
+        cmocka_unit_test(t_spawn_detached),
     };
     /* Orphaned grandchildren become our children, so tests can reap and inspect them. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);

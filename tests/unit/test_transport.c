@@ -137,6 +137,13 @@ static const struct open_case open_cases[] = {
     {{"--slurm-qos", "q"}, 2, AKA_TRANSPORT_LOCAL, "--slurm-qos: only applies"},
     {{"--sandbox", "slurm"}, 2, AKA_TRANSPORT_SLURM, "--slurm-partition"},
     {{"--sandbox-tmp", "/nonexistent/aka-tmp"}, 75, AKA_TRANSPORT_LOCAL, "/nonexistent/aka-tmp"},
+    /* the health probe runs where jobs run: local or ssh (docs/recovery.md) */
+    {{"--sandbox-health-command", "test -e /tmp"}, 0, AKA_TRANSPORT_LOCAL, ""},
+    {{"--sandbox-health-command", ""}, 2, AKA_TRANSPORT_LOCAL, "expected a non-empty command"},
+    {{"--sandbox-url", "https://gw", "--sandbox-health-command", "x"},
+     2,
+     AKA_TRANSPORT_GATEWAY,
+     "--sandbox-health-command: only applies to --sandbox local or ssh"},
 };
 
 static void test_open_cases(void **state)
@@ -263,12 +270,12 @@ static void f_describe(const struct aka_sandbox_transport *t, struct strbuf *out
     strbuf_addstr(out, "fake");
 }
 
-static const struct aka_sandbox_transport_ops fake_ops = {"fake",    f_prepare, f_run,
-                                                          f_collect, f_cleanup, f_describe};
+static const struct aka_sandbox_transport_ops fake_ops = {"fake",    f_prepare,  f_run, f_collect,
+                                                          f_cleanup, f_describe, NULL};
 
 static const char *drive(struct fake *f, int *rc, enum aka_sandbox_status *status)
 {
-    struct aka_sandbox_transport t = {&fake_ops, f, AKA_SBX_BWRAP, NULL};
+    struct aka_sandbox_transport t = {&fake_ops, f, AKA_SBX_BWRAP, NULL, NULL};
     struct aka_sandbox_job job;
     struct aka_sandbox_result res;
     struct aka_err err = AKA_ERR_INIT;

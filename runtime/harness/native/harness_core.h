@@ -233,6 +233,7 @@ typedef struct hx_job {
     void **priv;                /* K*n_in: what each slot's inputs hold (the judge's copy) */
     void **ref_case;            /* n_seeds*n_out reference outputs of the correctness cases */
     int *check_of;              /* per run: index into ref_timed, -1 when not checked */
+    unsigned char *inputs_back; /* per run: its inputs are compared after it (hx_schedule) */
     int n_checked;
     void **ref_timed; /* n_checked*n_out reference outputs of the checked timed runs */
     hx_timed ref, cand;
@@ -283,10 +284,10 @@ int hx_finish(const hx_eval *ev);
  * faster generator for the secret timed inputs (hx_fill_timed). */
 void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed);
 void hx_poison_slot(hx_eval *ev, hx_job *j, int slot);
-/* PREP (device), CALL, FETCH (device) on a slot: 0 ok, 1 failed, 2 failed and the runner
- * must be replaced; msg says why. */
-int hx_run_slot(hx_eval *ev, int slot, hx_call *call, double *prep_us, double *fetch_us, char *msg,
-                size_t n);
+/* PREP (device), CALL, FETCH (device; the inputs come back only when inputs_back) on a
+ * slot: 0 ok, 1 failed, 2 failed and the runner must be replaced; msg says why. */
+int hx_run_slot(hx_eval *ev, int slot, int inputs_back, hx_call *call, double *prep_us,
+                double *fetch_us, char *msg, size_t n);
 /* Compare the slot's outputs with want (0 when they match; text in msg). */
 int hx_check_outputs(hx_eval *ev, hx_job *j, int slot, void **want, char *msg, size_t n);
 /* Are the slot's inputs still the judge's copy? 0 yes; else text in msg. */

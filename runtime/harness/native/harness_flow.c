@@ -36,7 +36,9 @@
  * they fit, else a secret sample of as many as fit (never fewer than HX_MIN_CHECKED). */
 #define HX_CHECK_BUDGET ((int64_t)128 << 20)
 #define HX_MIN_CHECKED  2
-#define HX_MSG          1536
+/* On a device, the share of timed runs whose inputs come back to be compared. */
+#define HX_INPUTS_FRACTION 0.1
+#define HX_MSG             1536
 
 const hx_target hx_target_c = {"aka.native.c", "cpu_monotonic", 0, 0, 2};
 const hx_target hx_target_cuda = {"aka.native.cuda", "cuda_event", 1, 1, 2};
@@ -85,7 +87,8 @@ static int layout(hx_eval *ev, hx_job *j, const hx_shape *sh)
     j->in_off = calloc((size_t)(j->K * sh->n_in), sizeof(uint64_t));
     j->out_off = calloc((size_t)(j->K * sh->n_out), sizeof(uint64_t));
     j->check_of = calloc((size_t)n, sizeof(int));
-    if (!j->in_off || !j->out_off || !j->check_of)
+    j->inputs_back = calloc((size_t)n, 1);
+    if (!j->in_off || !j->out_off || !j->check_of || !j->inputs_back)
         return -1;
     for (int k = 0; k < j->K; k++) {
         for (int t = 0; t < sh->n_in; t++) {
@@ -99,6 +102,26 @@ static int layout(hx_eval *ev, hx_job *j, const hx_shape *sh)
     }
     j->bytes = cur;
     return 0;
+}
+
+/* Which timed runs' inputs come back to be compared. On the CPU every run's (the runner
+ * works in the mapping itself: comparing costs a memcmp). On a device every warm-up run's
+ * and a secret sample of at least HX_INPUTS_FRACTION of the timed runs': copying a large
+ * shape's inputs back after every run doubled its cost on an H200. The runner learns that a
+ * run is sampled only after its call; a kernel that writes its inputs on every run is
+ * caught on the first sampled one, and one that writes them on a few runs gains nothing. */
+static void choose_inputs_back(hx_eval *ev, hx_job *j, uint64_t *draw)
+{
+    const hx_plan *p = ev->plan;
+    int want = (int)ceil(HX_INPUTS_FRACTION * p->reps);
+    want = want < HX_MIN_CHECKED ? HX_MIN_CHECKED : want;
+    for (int r = 0; r < p->warmup + p->reps; r++)
+        j->inputs_back[r] = !ev->tg->device || r < p->warmup || want >= p->reps;
+    for (int drawn = 0; ev->tg->device && drawn < want && want < p->reps;) {
+        int r = p->warmup + (int)(hx_mix(draw) % (uint64_t)p->reps);
+        if (!j->inputs_back[r])
+            j->inputs_back[r] = 1, drawn++;
+    }
 }
 
 /* Which timed runs get their outputs checked: a partial Fisher-Yates over the timed run
@@ -239,8 +262,8 @@ static int request(hx_eval *ev, int req, int slot, hx_call *c, char *msg, size_t
     return 1;
 }
 
-int hx_run_slot(hx_eval *ev, int slot, hx_call *call, double *prep_us, double *fetch_us, char *msg,
-                size_t n)
+int hx_run_slot(hx_eval *ev, int slot, int inputs_back, hx_call *call, double *prep_us,
+                double *fetch_us, char *msg, size_t n)
 {
     hx_call c;
     int rc;
@@ -252,7 +275,8 @@ int hx_run_slot(hx_eval *ev, int slot, hx_call *call, double *prep_us, double *f
     if ((rc = request(ev, HP_REQ_CALL, slot, call, msg, n)) != 0)
         return rc;
     if (ev->tg->device) {
-        if ((rc = request(ev, HP_REQ_FETCH, slot, &c, msg, n)) != 0)
+        int req = inputs_back ? HP_REQ_FETCH : HP_REQ_FETCH_OUT;
+        if ((rc = request(ev, req, slot, &c, msg, n)) != 0)
             return rc;
         *fetch_us = c.window_us;
     }
@@ -421,7 +445,7 @@ static int run_case(hx_eval *ev, hx_job *j, int si)
     hx_progress(ev->candidate ? "candidate" : "reference", sh, seed);
     hx_load_slot(ev, j, 0, (uint64_t)seed, 0, 0);
     hx_poison_slot(ev, j, 0);
-    if ((rc = hx_run_slot(ev, 0, &c, &prep, &fetch, msg, sizeof(msg))) != 0) {
+    if ((rc = hx_run_slot(ev, 0, 1, &c, &prep, &fetch, msg, sizeof(msg))) != 0) {
         if (!ev->candidate)
             hx_reference_failed(ev, sh, "seed %lld: %s", seed, msg);
         else
@@ -547,6 +571,7 @@ static int reference_phase(hx_eval *ev)
             return -1;
         }
         choose_checked(ev, &ev->jobs[i], &draw);
+        choose_inputs_back(ev, &ev->jobs[i], &draw);
     }
     for (i = 0; i < p->n_shapes; i++)
         if (reference_shape(ev, &ev->jobs[i]) != 0)
@@ -585,6 +610,7 @@ static void free_job(hx_job *j, const hx_plan *p)
     free(j->in_off);
     free(j->out_off);
     free(j->check_of);
+    free(j->inputs_back);
 }
 
 /* The pinger's CPU time for one request now (0 when there is no pinger). */

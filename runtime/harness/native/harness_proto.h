@@ -55,7 +55,7 @@
 #define HP_DATA_ALIGN  4096
 
 /* Requests, in ctl.req. */
-enum { HP_REQ_SETUP = 1, HP_REQ_SHAPE, HP_REQ_PREP, HP_REQ_CALL, HP_REQ_FETCH };
+enum { HP_REQ_SETUP = 1, HP_REQ_SHAPE, HP_REQ_PREP, HP_REQ_CALL, HP_REQ_FETCH, HP_REQ_FETCH_OUT };
 
 /* Reply statuses besides the entry's own AKA_* return values. */
 #define HP_ST_DEVICE_ERROR (-1001) /* the device context is unusable */

@@ -10,10 +10,11 @@
  * and poisoned outputs, both written with stores that bypass the caches
  * (hx_stream_copy), so each run starts from memory as a kernel does in a real
  * program, and no run finds what the judge just wrote in the judge's cache. After
- * every run the inputs must be the judge's copy, bit for bit. A secret sample of the timed
- * runs (hx_job.check_of; every run when the outputs fit in 128 MiB) is checked
- * against the reference runner's outputs for the same inputs, which it computed
- * in the reference phase. The runner cannot tell a checked run from another.
+ * every run (on a device: every warm-up run and a secret sample of the timed runs,
+ * choose_inputs_back) the inputs must be the judge's copy, bit for bit. A secret sample of the
+ * timed runs (hx_job.check_of; every run when the outputs fit in 128 MiB) is checked against the
+ * reference runner's outputs for the same inputs, which it computed in the reference phase. The
+ * runner cannot tell a checked run from another.
  *
  * Latency: on the CPU the judge's own clock around the call (go → done) plus the
  * CPU time the runner's process spent on the request outside it beyond what the pinger
@@ -154,7 +155,7 @@ static int after_run(hx_eval *ev, hx_job *j, int r, int s)
     char msg[HX_MSG], what[64];
     int ci = j->check_of[r];
     run_name(p, r, what, sizeof(what));
-    if (ev->candidate && hx_check_inputs(ev, j, s, msg, sizeof(msg))) {
+    if (ev->candidate && j->inputs_back[r] && hx_check_inputs(ev, j, s, msg, sizeof(msg))) {
         hx_fail(&ev->a, sh->id, NULL,
                 "inputs modified during a %s (shape %s, %s): %s; inputs are read-only",
                 r < p->warmup ? "warm-up run" : "timed run", sh->id, what, msg);
@@ -195,7 +196,8 @@ int hx_schedule(hx_eval *ev, hx_job *j)
         hx_call c;
         prepare(ev, j, r, s);
         double ping = hx_ping(ev);
-        if ((rc = hx_run_slot(ev, s, &c, &prep, &fetch, msg, sizeof(msg))) != 0) {
+        if ((rc = hx_run_slot(ev, s, j->inputs_back[r], &c, &prep, &fetch, msg, sizeof(msg))) !=
+            0) {
             run_name(p, r, what, sizeof(what));
             if (!ev->candidate)
                 hx_reference_failed(ev, j->sh, "%s: %s", what, msg);

@@ -40,8 +40,9 @@ typedef struct rn_backend {
     int (*prep)(const rn_shape *s, int slot, char *err, size_t n);
     /* One call of the entry on slot; *us is the backend's own measurement. */
     int (*call)(const rn_shape *s, int slot, double *us, char *err, size_t n);
-    /* CUDA only: outputs and inputs of slot back into the shared mapping. */
-    int (*fetch)(const rn_shape *s, int slot, char *err, size_t n);
+    /* CUDA only: outputs of slot back into the shared mapping, and its inputs too when
+     * `inputs` (FETCH; FETCH_OUT leaves them: the judge compares a sample of runs). */
+    int (*fetch)(const rn_shape *s, int slot, int inputs, char *err, size_t n);
 } rn_backend;
 
 extern const rn_backend rn_target;

@@ -307,8 +307,8 @@ static int handle(runner *r, int req, int slot, double *us, char *err, size_t n)
         return rn_target.call(&r->shape, slot, us, err, n);
     if (req == HP_REQ_PREP && rn_target.prep)
         return rn_target.prep(&r->shape, slot, err, n);
-    if (req == HP_REQ_FETCH && rn_target.fetch)
-        return rn_target.fetch(&r->shape, slot, err, n);
+    if ((req == HP_REQ_FETCH || req == HP_REQ_FETCH_OUT) && rn_target.fetch)
+        return rn_target.fetch(&r->shape, slot, req == HP_REQ_FETCH, err, n);
     return HP_ST_BAD_REQUEST;
 }
 

@@ -9,21 +9,23 @@ Two checks, both from outside the candidate's process:
 * **Wall clock.** Each timed run is one request; the runner stages the inputs
   and replies "ready", times the call and replies with its latency as soon as
   the call is synchronized, then sends the outputs (and last, untimed, the
-  inputs as the call left them). The judge notes with ``time.perf_counter_ns``
+  inputs as the call left them; on a GPU only for the runs the judge secretly
+  sampled, which the runner learns after its latency reply). The judge notes with ``time.perf_counter_ns``
   in its own process when each reply has fully arrived: ``stage`` (request →
   ready), ``wall`` (ready → latency) and ``out`` (latency → outputs).
   ``reported <= stage + wall`` must hold (the runner's window lies strictly
   inside the time from the request's sending to the latency's arrival;
   IMPOSSIBLE_SLACK absorbs event-timer granularity), and
   ``gap = wall - reported`` is the cost of the path around the call: the pipe
-  round trip, and the L2 flush and device synchronize on a GPU. It does not
-  depend on how long the call takes (on a GPU the flush covers the host's launch
-  latency), so for the same shape it is the same for every honest callable; the
+  round trip, and the L2 flush, the hold and device synchronize on a GPU. It does
+  not depend on how long the call takes (on a GPU the hold covers the host's launch
+  latency, timing.py), so for the same shape it is the same for every honest callable; the
   reference, timed through the very same path on the same shapes before the
   candidate started, gives it. A candidate that under-reports by H microseconds
   on the calls that set its median raises its median gap by H. Work deferred
   past the latency reply (a runner told to reply before synchronizing) has to be
-  done before its outputs can be read, so it lengthens ``out``; work done early,
+  done before its outputs can be read, so it lengthens ``out`` (compared over the
+  runs whose outputs came back only); work done early,
   on the staged inputs before "ready", lengthens ``stage``; the reference's
   same-sized data calibrate both. The shape fails when any median exceeds the
   reference's by more than max(abs, rel x the reference's median) (GAP_LIMITS,
@@ -85,15 +87,23 @@ class Samples:
     stage: list[float] = field(default_factory=list)  # request sent → "ready" received
     wall: list[float] = field(default_factory=list)  # "ready" → latency received
     out: list[float] = field(default_factory=list)  # latency → outputs received
+    fetched: list[bool] = field(default_factory=list)  # outputs and inputs came back
     # The latency of each run the verdict uses: the runner's events on a device; on a
     # CPU the judge's own clocks (cpu_latencies).
     latency: list[float] = field(default_factory=list)
 
-    def add(self, reported: float, stage: float, wall: float, out: float) -> None:
+    def add(self, reported: float, stage: float, wall: float, out: float,
+            fetched: bool = True) -> None:
         self.reported.append(reported)
         self.stage.append(stage)
         self.wall.append(wall)
         self.out.append(out)
+        self.fetched.append(fetched)
+
+    @property
+    def fetched_out(self) -> list[float]:
+        """``out`` of the runs whose outputs came back (the others only acknowledge)."""
+        return [o for o, f in zip(self.out, self.fetched) if f]
 
     @property
     def gaps(self) -> list[float]:
@@ -167,10 +177,10 @@ def check(cand: Samples, ref: Optional[Samples], device_type: str) -> Verdict:
                               f"{base:.1f} us (limit {limit:.1f} us): the reported latency "
                               f"leaves out time the call took", gap, base, limit)
     for what, mine, theirs, limits in (
-            ("the outputs took", cand.out, ref.out, OUT_LIMITS),
+            ("the outputs took", cand.fetched_out, ref.fetched_out, OUT_LIMITS),
             ("staging the inputs took", cand.stage, ref.stage, STAGE_LIMITS)):
         chosen = limits.get(device_type, limits["cuda"])
-        if chosen is None:
+        if chosen is None or not mine or not theirs:
             continue
         value = statistics.median(mine)
         obase, olimit = _limit(theirs, chosen)

@@ -450,9 +450,10 @@ class Judge:
         for run in range(self.reps):
             inputs = data.pool[data.order[run]]
             deadline = self._deadline() if cand else None
+            fetch = self._fetches(data, run)
             t0 = time.perf_counter_ns()
             group.send([{"op": "run", "inputs": inputs[r]} for r in range(self.world)], deadline)
-            phases, t_go, why = self._run_replies(group, deadline, meter)
+            phases, t_go, why = self._run_replies(group, deadline, meter, fetch)
             if why:
                 return timed, why
             if meter is not None:
@@ -462,9 +463,21 @@ class Judge:
             self._take_run(group, data, run, phases, (t0, t_go), timed, role)
         return timed, None
 
+    def _fetches(self, data: ShapeData, run: int) -> bool:
+        """Whether a timed run's outputs and inputs come back to the judge.
+
+        On a GPU only the secretly sampled runs': every run's would cost two device-to-host
+        copies and two pipe transfers of the tensors (on an H200 most of an evaluation's
+        wall time for large shapes). The runner learns it only after its latency reply;
+        work deferred past that reply shows on the sampled runs, whose "out" times alone
+        the cross-check compares (crosscheck.py). On a CPU every run's: the CPU time
+        charged outside the window is a median over all runs, which work skipped on
+        unsampled runs would otherwise leave untouched."""
+        return self.device == "cpu" or run in data.sampled
+
     def _run_replies(self, group: RunnerGroup, deadline: Optional[float],
-                     meter: Optional["_CpuMeter"]) -> tuple[list[list[Message]], int,
-                                                            Optional[str]]:
+                     meter: Optional["_CpuMeter"],
+                     fetch: bool) -> tuple[list[list[Message]], int, Optional[str]]:
         """The replies of a timed run from every rank: ready, (after the judge's go, whose
         sending time is returned) latency, (after its "more") outputs, inputs.
 
@@ -496,7 +509,7 @@ class Judge:
                 t_go = time.perf_counter_ns()
                 group.send_some(alive, {"op": "go"}, deadline)
             elif key == "us":
-                group.send_some(alive, {"op": "more"}, deadline)
+                group.send_some(alive, {"op": "more", "fetch": fetch}, deadline)
         return phases, t_go, why
 
     def _take_run(self, group: RunnerGroup, data: ShapeData, run: int,
@@ -513,12 +526,13 @@ class Judge:
             (t0, t_go), t1 = starts, ready[r].arrived_ns
             t2, t3 = done[r].arrived_ns, outs[r].arrived_ns
             timed.wall[r].add(float(us), (t1 - t0) / 1000.0, (t2 - t_go) / 1000.0,
-                              (t3 - t2) / 1000.0)
+                              (t3 - t2) / 1000.0, self._fetches(data, run))
         if role != "candidate":
             return
         self.stats.timed_runs += 1
-        self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", back,
-                           "inputs")
+        if self._fetches(data, run):
+            self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", back,
+                               "inputs")
         if run in data.sampled:
             self.stats.checked_timed_runs += 1
             for r, m in enumerate(outs):
@@ -747,8 +761,8 @@ class Judge:
                           "ref_gap_us": _round1(verdicts[0].ref_gap_us),
                           "limit_us": _round1(verdicts[0].limit_us),
                           "runner_reported_us": _round1(w0.median_reported),
-                          "out_us": _round1(_median(w0.out)),
-                          "ref_out_us": _round1(_median(ref.wall[0].out) if ref else None),
+                          "out_us": _round1(_median(w0.fetched_out)),
+                          "ref_out_us": _round1(_median(ref.wall[0].fetched_out) if ref else None),
                           "stage_us": _round1(_median(w0.stage)),
                           "ref_stage_us": _round1(_median(ref.wall[0].stage) if ref else None)}
         if self.device == "cpu":

@@ -300,6 +300,9 @@ class Runner:
         more = chan.recv().value()
         if not isinstance(more, dict) or more.get("op") != "more":
             return {"error": "protocol", "message": "a timed run without its more"}
+        if not more.get("fetch", True):  # not a sampled run: the judge keeps nothing
+            chan.send({"outputs": None})
+            return {"inputs": None}
         chan.send({"outputs": self.collect(ret)})
         return {"inputs": self.staged}
 
