@@ -20,33 +20,35 @@ struct metric {
     enum aka_profile_field field;
     const char *ncu, *ppu;
     double weight;
+    const char *alt; /* another ncu version's name, read when `ncu` is absent */
 };
 
 /* A field is the weighted sum of the columns present (shared memory: static +
  * dynamic; FLOPs: add + mul + 2 fma, in FP16, FP32 and FP64). */
 static const struct metric metrics[] = {
-    {AKA_PF_DURATION_NS, "gpu__time_duration.sum", "ppu__time_duration.sum", 1},
+    {AKA_PF_DURATION_NS, "gpu__time_duration.sum", "ppu__time_duration.sum", 1, NULL},
     {AKA_PF_COMPUTE_SOL_PCT, "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-     "cu__throughput.avg.pct_of_peak_sustained_elapsed", 1},
+     "cu__throughput.avg.pct_of_peak_sustained_elapsed", 1, NULL},
     {AKA_PF_MEMORY_SOL_PCT, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-     "ppu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 1},
+     "ppu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 1, NULL},
     {AKA_PF_DRAM_PCT, "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-     "ppu__dram_throughput.avg.pct_of_peak_sustained_elapsed", 1},
-    {AKA_PF_DRAM_GBPS, "dram__bytes.sum.per_second", NULL, 1},
+     "ppu__dram_throughput.avg.pct_of_peak_sustained_elapsed", 1,
+     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
+    {AKA_PF_DRAM_GBPS, "dram__bytes.sum.per_second", NULL, 1, NULL},
     {AKA_PF_OCCUPANCY_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active",
-     "cu__warps_active.avg.pct_of_peak_sustained_active", 1},
-    {AKA_PF_REGISTERS, "launch__registers_per_thread", NULL, 1},
-    {AKA_PF_SMEM_BYTES, "launch__shared_mem_per_block_static", NULL, 1},
-    {AKA_PF_SMEM_BYTES, "launch__shared_mem_per_block_dynamic", NULL, 1},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", NULL, 1},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", NULL, 1},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", NULL, 2},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", NULL, 1},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", NULL, 1},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", NULL, 2},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", NULL, 1},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", NULL, 1},
-    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", NULL, 2},
+     "cu__warps_active.avg.pct_of_peak_sustained_active", 1, NULL},
+    {AKA_PF_REGISTERS, "launch__registers_per_thread", NULL, 1, NULL},
+    {AKA_PF_SMEM_BYTES, "launch__shared_mem_per_block_static", NULL, 1, NULL},
+    {AKA_PF_SMEM_BYTES, "launch__shared_mem_per_block_dynamic", NULL, 1, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", NULL, 1, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", NULL, 1, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", NULL, 2, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", NULL, 1, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", NULL, 1, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", NULL, 2, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", NULL, 1, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", NULL, 1, NULL},
+    {AKA_PF_FLOP, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", NULL, 2, NULL},
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
@@ -148,6 +150,8 @@ static int layout_of(const char *label, const struct aka_csv *csv, size_t header
     for (size_t m = 0; m < NMETRICS; m++) {
         const char *name = ppu && metrics[m].ppu ? metrics[m].ppu : metrics[m].ncu;
         L->col[m] = aka_csv_column(L->header, name);
+        if (L->col[m] < 0 && metrics[m].alt) /* ncu 2025 */
+            L->col[m] = aka_csv_column(L->header, metrics[m].alt);
     }
     if (L->col[0] < 0)
         return aka_err_set(err, AKA_EXIT_USAGE,

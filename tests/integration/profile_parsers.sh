@@ -8,7 +8,9 @@
 #   3. --kernel-regex and --top-kernels select; a bad regex exits 2;
 #   4. truncated and malformed exports exit 2 with one line naming file:line
 #      and the field;
-#   5. a live profile on a machine without ncu or without a GPU exits 75.
+#   5. a live profile on a machine without ncu or without a GPU exits 75;
+#   and the exports recorded on the H200 (h200/): raw page summarized and consistent,
+#   details page named, cut copies refused.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -euo pipefail
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
@@ -92,6 +94,28 @@ bad not_a_profile.csv ":1: header: expected a profiler export"
 bad rocprofv3_truncated.csv ':9: row has 9 fields, the header \(line 1\) has 19'
 bad rocprofv3_bad_value.csv ":6: Counter_Value: expected a number; got 'lots'"
 expect 2 "$AKA" profile --from-report "$TMP/missing.csv"
+
+# 4b. Exports recorded on the H200 (tests/fixtures/profile/h200, ncu 2025.3, untouched): the
+#     raw page parses (units byte/s and byte/block; gpu__dram_throughput); the rmsnorm
+#     kernel's memory SOL agrees with its DRAM bytes over time against the wiki's 4.8 TB/s;
+#     launches with other grids stay apart; the details page is named; cut copies fail.
+H=$FIX/h200
+expect 0 "$AKA" profile --from-report "$H/ncu_raw.csv" --chip H200 --json
+check "k={x['name']:x for x in d['kernels'] if x['name']=='_rmsnorm_row'}['_rmsnorm_row']; \
+assert d['launches']==4 and len(d['kernels'])==3 and k['launches']==2 and k['bound']=='memory'; \
+assert $(near "k['duration_ns']" '(66720+65312)/2') and k['registers']==88 and k['smem_bytes']==16; \
+assert k['top_stalls'][0]['reason']=='long_scoreboard' and k['dram_pct'] is not None; \
+r=k['roofline']['dram']; assert abs(r['pct_of_ceiling']-k['memory_sol_pct']) < 2, (r, k['memory_sol_pct'])" \
+    "H200 raw export"
+expect 2 "$AKA" profile --from-report "$H/ncu_details.csv"
+grep -q "ncu_details.csv:4: header: this is ncu's details page" "$TMP/err" || fail "details page: $(cat "$TMP/err")"
+head -c 30000 "$H/ncu_raw.csv" >"$TMP/h200_cut.csv"
+expect 2 "$AKA" profile --from-report "$TMP/h200_cut.csv"
+grep -qE "h200_cut.csv:[0-9]+: (row has [0-9]+ fields|unterminated quoted field)" "$TMP/err" ||
+    fail "cut H200 export: $(cat "$TMP/err")"
+head -4 "$H/ncu_raw.csv" >"$TMP/h200_header.csv"
+expect 2 "$AKA" profile --from-report "$TMP/h200_header.csv"
+grep -q "h200_header.csv: no kernel rows" "$TMP/err" || fail "header-only H200 export: $(cat "$TMP/err")"
 
 # 5. Live profiles need ncu and a GPU here (exit 75), a GPU platform and, for deep, a regex.
 mkdir -p "$TMP/bin"
