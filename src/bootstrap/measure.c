@@ -49,6 +49,7 @@ int aka_bootstrap_measure(const char *ws, const struct aka_campaign *c,
         .timed_runs = env->timed_runs,
         .warmup = env->warmup,
         .timeout_s = env->timeout_s,
+        .production_score = strcmp(c->mode, "production") == 0,
     };
     int rc = aka_evaluate(env->transport, &req, o, err);
     strbuf_release(&kernel);

@@ -174,6 +174,7 @@ static int use_episode(struct eval_opts *o, const struct aka_eval_episode *ep, s
     o->req.platform = ep->platform;
     if (!o->req.cuda_arch)
         o->req.cuda_arch = ep->cuda_arch;
+    o->req.production_score = ep->production; /* scored as the supervisor will score it */
     /* The campaign's transport: campaigns of this build evaluate on this host, so
      * ATREX_SANDBOX_* variables inherited from the supervisor's environment do not
      * move an episode's evaluations elsewhere; and its isolation, unless this

@@ -473,3 +473,59 @@ json_t *aka_atrex_details_json(const struct aka_operator *op)
                      x->metadata != NULL, "has_roofline", x->roofline != NULL, "has_agent_problem",
                      x->agent_problem != NULL, "generalized_problem", x->agent_problem != NULL);
 }
+
+/* ---- production_performance ------------------------------------------------------------- */
+
+/* metadata.shapes.<sid>.production_performance, or NULL. */
+static json_t *production_entry(const struct aka_operator *op, const char *sid)
+{
+    json_t *shapes = op->atrex.metadata ? json_object_get(op->atrex.metadata, "shapes") : NULL;
+    json_t *shape = shapes ? json_object_get(shapes, sid) : NULL;
+    return shape ? json_object_get(shape, "production_performance") : NULL;
+}
+
+bool aka_operator_has_production(const struct aka_operator *op)
+{
+    for (size_t i = 0; i < op->shapes.n; i++)
+        if (production_entry(op, op->shapes.v[i].id))
+            return true;
+    return false;
+}
+
+int aka_operator_production_us(const struct aka_operator *op, const char *sid, double *us,
+                               char *why, size_t n)
+{
+    json_t *pp = production_entry(op, sid), *entry, *v;
+    const char *sku, *found = NULL;
+    if (!pp)
+        return 0;
+    if (!json_is_object(pp)) {
+        snprintf(why, n,
+                 "metadata.json: shapes.%s.production_performance: expected an object "
+                 "{SKU: {framework, performance_us}}; got %s",
+                 sid, jtype_name(pp));
+        return -1;
+    }
+    json_object_foreach(pp, sku, entry)
+    {
+        if (!json_is_object(entry) || !(v = json_object_get(entry, "performance_us")))
+            continue;
+        if (!json_is_number(v) || json_number_value(v) <= 0 || found) {
+            snprintf(why, n,
+                     "metadata.json: shapes.%s.production_performance.%s.performance_us: %s", sid,
+                     sku,
+                     found ? "a second SKU with a latency (the reference must be unambiguous)"
+                           : "expected a positive number of microseconds");
+            return -1;
+        }
+        found = sku;
+        *us = json_number_value(v);
+    }
+    if (!found) {
+        snprintf(why, n,
+                 "metadata.json: shapes.%s.production_performance: no entry has performance_us",
+                 sid);
+        return -1;
+    }
+    return 1;
+}

@@ -251,6 +251,17 @@ void aka_operator_release(struct aka_operator *op);
  */
 json_t *aka_operator_to_json(const struct aka_operator *op);
 
+/*
+ * Atrex-Bench v0.3's production latency of a shape (metadata.json
+ * shapes.<sid>.production_performance: {SKU: {framework, performance_us}}, the one
+ * entry having a latency): 1 with *us; 0 when the shape has no such object; -1 with
+ * why (names the field) when it is not an object, has no latency, has two, or one that
+ * is not a positive number. has_production: whether any shape has the object.
+ */
+int aka_operator_production_us(const struct aka_operator *op, const char *sid, double *us,
+                               char *why, size_t n);
+bool aka_operator_has_production(const struct aka_operator *op);
+
 /* The shape with this id, or NULL. */
 const struct aka_shape *aka_operator_find_shape(const struct aka_operator *op, const char *id);
 

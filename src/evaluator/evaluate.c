@@ -1013,6 +1013,8 @@ int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_re
     out->layout = c.op.layout;
     if (rc == 0 && (rc = run_job(&c, out, err)) == 0)
         mark_isolation(out);
+    if (rc == 0 && req->production_score && aka_operator_has_production(&c.op))
+        rc = aka_eval_score_production(&c.op, &out->result, err);
     if (c.tmp.len) {
         struct aka_err ignored = AKA_ERR_INIT;
         aka_remove_tree(c.tmp.buf, &ignored);
@@ -1101,6 +1103,7 @@ static int read_campaign(struct aka_eval_episode *ep, const char *worktree, cons
         ep->platform = aka_xstrdup(c.platform);
         ep->isolation = opt_dup(c.sandbox_isolation);
         ep->cuda_arch = opt_dup(c.cuda_arch);
+        ep->production = c.mode && strcmp(c.mode, "production") == 0;
         if (c.operator_snapshot && c.op_dir &&
             !aka_ws_operator_unchanged(ep->workspace, c.op_dir, &note))
             ep->operator_note = strbuf_detach(&note, NULL);

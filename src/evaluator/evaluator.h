@@ -76,6 +76,8 @@ struct aka_eval_request {
     const struct strvec *profiler;
     const char *profiler_dir;
     const char *artifact_dir;
+    bool production_score; /* a production campaign's: score against production_performance
+                              when the operator's metadata has it (score.c) */
 };
 #define AKA_EVAL_PROFILE_EXPORT "profile.csv"
 
@@ -106,6 +108,15 @@ void aka_eval_outcome_release(struct aka_eval_outcome *o);
  */
 int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_request *req,
                  struct aka_eval_outcome *out, struct aka_err *err);
+
+/*
+ * Re-score r against op's production_performance latencies (score.c): performance_score
+ * and the speedups become production µs / candidate µs; r->extra gets "score_reference"
+ * and "production_latency_us_by_shape". -1 (code 2) when a shape of r has no unambiguous
+ * production latency.
+ */
+int aka_eval_score_production(const struct aka_operator *op, struct aka_result *r,
+                              struct aka_err *err);
 
 /* The result object as printed and recorded: the typed result plus "sandbox_isolation". */
 json_t *aka_eval_result_json(const struct aka_eval_outcome *o);
@@ -225,6 +236,7 @@ struct aka_eval_episode {
     char *isolation, *cuda_arch;                  /* NULL when the campaign says nothing */
     char *record_path;
     char *operator_note; /* the original operator changed since the snapshot (NULL: no) */
+    bool production;     /* the campaign is a production one (its evaluations score alike) */
 };
 
 void aka_eval_episode_release(struct aka_eval_episode *ep);

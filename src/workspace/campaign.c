@@ -90,6 +90,9 @@ static int compare(const char *path, json_t *pinned, json_t *now, struct aka_err
         json_t *y = json_object_get(now, pinned_fields[i]);
         if (x && json_equal(x, y))
             continue;
+        /* Written only in production (policy_reviewer): absent on both sides is equal. */
+        if (!x && !y && strcmp(pinned_fields[i], "policy_reviewer") == 0)
+            continue;
         render(x, &a);
         render(y, &b);
         rc = aka_err_set(err, AKA_EXIT_USAGE,

@@ -404,6 +404,59 @@ static void t_record_append(void **state)
     strbuf_release(&text);
 }
 
+/* production_performance as the score's reference (score.c, contracts' accessor). */
+static void set_production(struct aka_operator *op, const char *sid, json_t *pp)
+{
+    json_t *shapes = json_object_get(op->atrex.metadata, "shapes");
+    json_object_set_new(json_object_get(shapes, sid), "production_performance", pp);
+}
+
+static void t_production_score(void **state)
+{
+    (void)state;
+    struct aka_operator op;
+    struct aka_result r;
+    struct aka_err err = AKA_ERR_INIT;
+    load_example("rmsnorm", &op);
+    assert_false(aka_operator_has_production(&op));
+    aka_result_init(&r);
+    aka_shape_map_set(&r.latency_us_by_shape, "0", 10.0);
+    aka_shape_map_set(&r.latency_us_by_shape, "1", 40.0);
+    r.performance_score = 7.0; /* as the harness scored it against the measured reference */
+    set_production(
+        &op, "0",
+        json_pack("{s:{s:s, s:f}}", "XPU-A", "framework", "vllm", "performance_us", 20.0));
+    assert_true(aka_operator_has_production(&op));
+    /* Shape 1 has none while shape 0 has one: no score can compare. */
+    assert_int_equal(aka_eval_score_production(&op, &r, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "shapes.1.production_performance: missing"));
+    /* The one SKU entry that has a latency is the reference (another without one is fine). */
+    set_production(&op, "1",
+                   json_pack("{s:{s:s}, s:{s:f}}", "XPU-B", "framework", "x", "XPU-A",
+                             "performance_us", 20.0));
+    assert_int_equal(aka_eval_score_production(&op, &r, &err), 0);
+    assert_float_equal(r.performance_score, (20.0 / 10.0 + 20.0 / 40.0) / 2, 1e-9);
+    assert_float_equal(r.speedup_vs_ref_mean, 1.25, 1e-9);
+    assert_float_equal(r.speedup_vs_ref_geomean, 1.0, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(r.extra, "score_reference")),
+                        "production_performance");
+    /* Two SKUs with a latency: ambiguous. Zero: not a latency. */
+    set_production(
+        &op, "1",
+        json_pack("{s:{s:f}, s:{s:f}}", "A", "performance_us", 1.0, "B", "performance_us", 2.0));
+    assert_int_equal(aka_eval_score_production(&op, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "a second SKU"));
+    set_production(&op, "1", json_pack("{s:{s:i}}", "A", "performance_us", 0));
+    assert_int_equal(aka_eval_score_production(&op, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "positive number"));
+    set_production(&op, "1", json_string("fast"));
+    assert_int_equal(aka_eval_score_production(&op, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "expected an object"));
+    aka_result_release(&r);
+    aka_operator_release(&op);
+}
+
 /* ---- aka profile's job ------------------------------------------------------------------- */
 
 /* A profiler stand-in: finds --log-file F, runs the rest (the harness), writes a CSV to F. */
@@ -498,6 +551,7 @@ int main(void)
         cmocka_unit_test(t_interpret_not_the_candidate),
         cmocka_unit_test(t_platforms_and_frameworks),
         cmocka_unit_test(t_record_append),
+        cmocka_unit_test(t_production_score),
         cmocka_unit_test(t_profile_job),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
