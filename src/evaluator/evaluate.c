@@ -250,6 +250,7 @@ struct eval_ctx {
     struct aka_platform plat;
     const char *framework;
     bool native, cuda;
+    bool solution; /* the candidate is a SOL solution JSON (its sources inside) */
     struct strvec shapes; /* selected ids */
     int n_seeds, warmup, reps;
     char sha[AKA_SHA256_HEX_LEN + 1], eval_id[64];
@@ -289,9 +290,18 @@ static int check_combination(struct eval_ctx *c, struct aka_err *err)
 
 /* Copy the kernel into the private temp dir and hash that copy: the bytes hashed are
  * the bytes shipped, whatever happens to the original meanwhile. */
+/* The name the candidate ships under: a SOL solution JSON keeps its kind, so that the
+ * harness materializes its sources and honours its entry point and calling style. */
+static const char *candidate_name(const struct eval_ctx *c)
+{
+    if (c->native)
+        return c->cuda ? "kernel.cu" : "kernel.c";
+    return c->solution ? "solution.json" : "kernel.py";
+}
+
 static int snapshot_kernel(struct eval_ctx *c, struct aka_err *err)
 {
-    const char *name = c->native ? (c->cuda ? "kernel.cu" : "kernel.c") : "kernel.py";
+    const char *name = candidate_name(c);
     if (!aka_is_file(c->req->kernel))
         return aka_err_set(err, AKA_EXIT_USAGE, "--kernel %s: not a regular file", c->req->kernel);
     if (aka_make_temp_dir(c->t->tmp_dir, "aka-eval", &c->tmp, err) < 0)
@@ -484,8 +494,8 @@ static int python_files(struct eval_ctx *c, struct aka_err *err)
             rc = aka_sandbox_job_add_file(&c->job, src.buf, c->op.dir, dest.buf, true, false, err);
     }
     if (rc == 0)
-        rc = aka_sandbox_job_add_file(&c->job, c->kernel.buf, c->tmp.buf, "kernel.py", true, false,
-                                      err);
+        rc = aka_sandbox_job_add_file(&c->job, c->kernel.buf, c->tmp.buf, candidate_name(c), true,
+                                      false, err);
     strbuf_reset(&src);
     aka_path_join(&src, c->req->repo_root, "runtime/harness/python/aka_harness");
     if (rc == 0)
@@ -512,7 +522,7 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
                           "--op-dir",
                           "op",
                           "--kernel",
-                          "kernel.py",
+                          candidate_name(c),
                           "--framework",
                           c->framework,
                           "--device",
@@ -529,7 +539,8 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
     for (size_t i = 0; c->req->shape_ids && i < c->req->shape_ids->n; i++)
         strvec_pushf(a, "--shape-id=%s", c->req->shape_ids->v[i]);
     aka_op_path(&c->op, "solution.json", &sol);
-    if (c->op.layout == AKA_LAYOUT_SOL && aka_is_file(sol.buf))
+    /* The operator's own solution.json describes its entry point, not a candidate's own. */
+    if (c->op.layout == AKA_LAYOUT_SOL && !c->solution && aka_is_file(sol.buf))
         strvec_push(a, "--solution=op/solution.json");
     strbuf_release(&sol);
     c->job.gpu_count = c->plat.vendor != AKA_VENDOR_CPU ? 1 : 0;
@@ -908,6 +919,13 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
         return -1;
     c->native = c->op.layout == AKA_LAYOUT_NATIVE;
     c->cuda = c->native && c->op.native.language == AKA_LANG_CUDA;
+    size_t klen = strlen(req->kernel);
+    c->solution = klen > 5 && strcmp(req->kernel + klen - 5, ".json") == 0;
+    if (c->solution && c->op.layout != AKA_LAYOUT_SOL)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--kernel %s: a solution JSON is a SOL-ExecBench candidate; %s is an "
+                           "operator of the %s layout (give its kernel source instead)",
+                           req->kernel, req->op_dir, aka_layout_name(c->op.layout));
     if (check_combination(c, err) < 0 || check_shape_ids(&c->op, req->shape_ids, err) < 0 ||
         counts(c, err) < 0)
         return -1;

@@ -36,4 +36,22 @@ for bad in off_by_one nan_one wrong_one_shape; do
   grep -q "FAIL" "$tmp/$bad.err" || fail "$bad: no FAIL verdict"
   grep -qE "shape (0|1)" "$tmp/$bad.err" || { cat "$tmp/$bad.err"; fail "$bad: failure does not name the shape"; }
 done
+# SOL solutions as candidates (issue 16): a solution JSON ships as such, its sources are
+# materialized in the sandbox and its entry point and calling style honoured.
+sols=$AKA_SOURCE_DIR/tests/harness/python/fixtures/sol_solutions
+sol() { "$AKA_BIN" eval --platform cpu --framework PyTorch --op-dir "$ops/rope" \
+  --shape-id 7d0c5a2e-0001-4a6b-9e41-000000000001 --timed-runs 3 "$@"; }
+sol --kernel "$sols/solution_pytorch.json" --json >"$tmp/sol.json" 2>"$tmp/sol.err" ||
+  { cat "$tmp/sol.err"; fail "a value-returning solution_pytorch.json did not pass"; }
+python3 - "$tmp/sol.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["result"]
+assert r["all_pass"] and r["tolerance"]["destination_passing"] is False, r["tolerance"]
+assert r["tolerance"]["entry"] == "rope", r["tolerance"]
+PY
+set +e; sol --kernel "$sols/solution_style_mismatch.json" >/dev/null 2>"$tmp/mis.err"; rc=$?; set -e
+[ "$rc" = 1 ] || { cat "$tmp/mis.err"; fail "a solution whose declared style is wrong: exit $rc"; }
+set +e; ev --op-dir "$ops/rmsnorm" --kernel "$sols/solution_pytorch.json" >/dev/null 2>"$tmp/atx.err"; rc=$?; set -e
+[ "$rc" = 2 ] && grep -q "a solution JSON is a SOL-ExecBench candidate" "$tmp/atx.err" ||
+  { cat "$tmp/atx.err"; fail "a solution JSON for an Atrex operator: exit $rc"; }
 echo "eval_python: ok"
