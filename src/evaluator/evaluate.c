@@ -250,7 +250,7 @@ struct eval_ctx {
     struct aka_platform plat;
     const char *framework;
     bool native, cuda;
-    bool solution; /* the candidate is a SOL solution JSON (its sources inside) */
+    bool solution;        /* the candidate is a SOL solution JSON (its sources inside) */
     struct strvec shapes; /* selected ids */
     int n_seeds, warmup, reps;
     char sha[AKA_SHA256_HEX_LEN + 1], eval_id[64];
