@@ -187,6 +187,10 @@ json_t *aka_trace_phase_times(const char *trace_file);
 /* Copy runtime/skills into the worktree where `backend` looks for them. */
 int aka_agent_install_skills(const char *backend, const char *repo_root, const char *worktree,
                              struct aka_err *err);
+/* The pinned plugins' skill directories (absolute), each under its basename in the backend's
+ * skills directory; a name that is already installed is an error (code 2). */
+int aka_agent_install_plugin_skills(const char *backend, const char *worktree,
+                                    const struct strvec *dirs, struct aka_err *err);
 /* The sentence a brief uses to tell this backend where its skills are. */
 const char *aka_agent_skills_hint(const char *backend);
 
@@ -279,22 +283,22 @@ void aka_review_result_release(struct aka_review_result *res);
 extern const char *const aka_policy_review_checks[];
 
 struct aka_policy_review_request {
-    const char *workspace;         /* the campaign: verdict cache and captures (required) */
+    const char *workspace;          /* the campaign: verdict cache and captures (required) */
     const char *backend, *cli_path; /* the campaign's agent backend; cli_path NULL: on PATH */
-    const char *framework;         /* as the campaign names it */
-    const char *kernel_name;       /* the kernel's file name, e.g. "kernel.py" */
-    const struct strbuf *source;   /* the committed candidate kernel */
-    long timeout_s;                /* --production-review-timeout */
-    const char *repo_root;         /* asset tree: the prompt and the session guard */
+    const char *framework;          /* as the campaign names it */
+    const char *kernel_name;        /* the kernel's file name, e.g. "kernel.py" */
+    const struct strbuf *source;    /* the committed candidate kernel */
+    long timeout_s;                 /* --production-review-timeout */
+    const char *repo_root;          /* asset tree: the prompt and the session guard */
     const struct aka_agent_confinement *confine; /* NULL: a plain process */
 };
 
 struct aka_policy_review_result {
-    bool pass;         /* only a complete verdict of "pass" passes */
-    bool cached;       /* the verdict for this source was already in the cache */
-    char outcome[16];  /* pass | reject | late | missing | malformed | mutating | unavailable */
-    char reason[768];  /* one line: the verdict's summary, or what went wrong */
-    char digest[65];   /* sha256 of the source: the cache key */
+    bool pass;        /* only a complete verdict of "pass" passes */
+    bool cached;      /* the verdict for this source was already in the cache */
+    char outcome[16]; /* pass | reject | late | missing | malformed | mutating | unavailable */
+    char reason[768]; /* one line: the verdict's summary, or what went wrong */
+    char digest[65];  /* sha256 of the source: the cache key */
     struct aka_token_usage usage;
 };
 

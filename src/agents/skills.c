@@ -166,3 +166,27 @@ int aka_agent_install_skills(const char *backend, const char *repo_root, const c
     strbuf_release(&agents);
     return rc;
 }
+
+/* Plugin skills: each directory (holding a SKILL.md) under its own name, beside ours. A
+ * plugin skill never replaces a bundled one of the same name: ours are the protocol. */
+int aka_agent_install_plugin_skills(const char *backend, const char *worktree,
+                                    const struct strvec *dirs, struct aka_err *err)
+{
+    const char *dir = backend ? skills_dir_of(backend) : NULL;
+    struct strbuf dst = STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; dir && rc == 0 && i < dirs->n; i++) {
+        strbuf_reset(&dst);
+        strbuf_addf(&dst, "%s/%s/skills/%s", worktree, dir, aka_basename(dirs->v[i]));
+        if (aka_exists(dst.buf))
+            rc = aka_err_set(err, AKA_EXIT_USAGE,
+                             "%s: plugin skill %s: a skill of that name is already installed",
+                             dirs->v[i], aka_basename(dirs->v[i]));
+        else
+            rc = copy_tree(dirs->v[i], dst.buf, 0, err);
+    }
+    if (rc == 0 && dir && dirs->n)
+        exclude_from_git(worktree, dir);
+    strbuf_release(&dst);
+    return rc;
+}

@@ -34,6 +34,7 @@ int cmd_ask_codex(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_ask_qoder(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_plan_reviewers(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_policy(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_profile(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_recovery(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_doctor(int argc, char **argv, const struct aka_app_ctx *ctx);
 

@@ -14,6 +14,7 @@
 #include "base/opts.h"
 #include "cmd/cmd.h"
 #include "contracts/records.h"
+#include "wiki/wiki.h"
 #include "workspace/workspace.h"
 
 #include <stdio.h>
@@ -111,7 +112,6 @@ int cmd_handoff(int argc, char **argv, const struct aka_app_ctx *ctx)
     struct aka_handoff h;
     struct strbuf handoff = STRBUF_INIT, journal = STRBUF_INIT;
     const char *wt = getenv("ATREX_AKA_WORKTREE");
-    (void)ctx;
     memset(&a, 0, sizeof(a));
     int rc = parse_args(argc, argv, &a, &err);
     if (rc > 0)
@@ -123,8 +123,15 @@ int cmd_handoff(int argc, char **argv, const struct aka_app_ctx *ctx)
         aka_wt_path(&journal, wt && *wt ? wt : ".", AKA_WT_JOURNAL);
         rc = no_journal(journal.buf, &err);
     }
-    if (rc == 0) {
-        rc = aka_handoff_submit(handoff.buf, journal.buf, &h, NULL, &err);
+    if (rc == 0) { /* a cited wiki id that no record has: nothing is written */
+        struct aka_wiki_config cfg = {.repo_root = ctx->repo_root, .quiet = true};
+        struct aka_wiki *w = NULL;
+        rc = aka_wiki_open(&cfg, &w, &err);
+        if (rc == 0)
+            rc = aka_handoff_submit_cited(handoff.buf, journal.buf, &h, NULL, aka_wiki_has_id, w,
+                                          &err);
+        if (w)
+            aka_wiki_close(w);
     }
     if (rc == 0) {
         /* The summary is the agent's text: escaped, it cannot drive the terminal. */

@@ -28,7 +28,9 @@ static const char usage_main[] =
     "  show ID      one record in full, with its attribution\n"
     "  check        validate every plugin and record; exit 1 on problems\n"
     "  import DIR   convert an upstream gpu-wiki store into a local plugin\n"
-    "  plugins      list discovered plugins, fingerprints and skipped ones\n\n"
+    "  plugins      list discovered plugins, fingerprints and skipped ones\n"
+    "  cited        which records a campaign's episodes cited, and their outcomes\n"
+    "  tool NAME    run a tool a plugin declares (pinned plugins only, in an episode)\n\n"
     "Plugins come from <repo-root>/runtime/plugins, $XDG_DATA_HOME/aka/plugins\n"
     "(default ~/.local/share/aka/plugins) and <workspace>/.aka-plugins.\n";
 
@@ -225,8 +227,9 @@ static int run_import(struct wiki_args *a)
         rc = aka_err_report(&err);
     else
         printf("imported %zu kernel and %zu hardware record(s) into %zu record(s) in %s "
-               "(%zu skipped)\n",
-               rep.kernel_in, rep.hardware_in, rep.records_out, a->out, rep.skipped);
+               "(%zu skipped, %zu id(s) mapped%s)\n",
+               rep.kernel_in, rep.hardware_in, rep.records_out, a->out, rep.skipped, rep.mapped,
+               rep.mapped ? ": see import-report.json" : "");
     aka_wiki_import_report_release(&rep);
     return rc;
 }
@@ -252,6 +255,63 @@ static int run_plugins(struct wiki_args *a)
     return rc;
 }
 
+static const char usage_cited[] =
+    "usage: aka wiki cited [--workspace DIR] [--json]\n\n"
+    "Which wiki records helped: every id a campaign's episodes cited in their\n"
+    "journals (memory records' wiki_citations), with how often, the citing\n"
+    "experiments' decisions and the outcome of each citing episode.\n";
+
+static int run_cited(struct wiki_args *a)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    const char *ws = a->cfg.workspace ? a->cfg.workspace : getenv("ATREX_AKA_WORKSPACE");
+    if (!ws || !*ws) {
+        aka_err_set(&err, AKA_EXIT_USAGE, "--workspace: required (the campaign workspace)");
+        return aka_err_report(&err);
+    }
+    json_t *cites = aka_wiki_citations(ws, &err);
+    if (!cites)
+        return aka_err_report(&err);
+    if (a->json) {
+        print_json(cites);
+    } else {
+        struct strbuf out = STRBUF_INIT;
+        aka_wiki_citations_format(cites, &out);
+        fwrite(out.buf, 1, out.len, stdout);
+        strbuf_release(&out);
+        json_decref(cites);
+    }
+    return 0;
+}
+
+static const char usage_tool[] =
+    "usage: aka wiki tool NAME [--] [ARG...]\n\n"
+    "Run a tool a loaded plugin declares (contributes.tools), with ARGs appended and\n"
+    "this terminal's streams. In an episode the plugins must be the ones the campaign\n"
+    "pinned. The exit status is the tool's.\n";
+
+static int run_tool(struct wiki_args *a)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_wiki *w;
+    struct strvec args = STRVEC_INIT;
+    int code = 0;
+    if (!a->words.n) {
+        fprintf(stderr, "aka wiki tool: expected a tool NAME\n%s", usage_tool);
+        return AKA_EXIT_USAGE;
+    }
+    int orc = open_wiki(a, &w);
+    if (orc != 0)
+        return orc;
+    for (size_t i = 1; i < a->words.n; i++)
+        strvec_push(&args, a->words.v[i]);
+    const char *ws = a->cfg.workspace ? a->cfg.workspace : getenv("ATREX_AKA_WORKSPACE");
+    int rc = aka_wiki_tool_run(w, ws, a->words.v[0], &args, &code, &err);
+    aka_wiki_close(w);
+    strvec_clear(&args);
+    return rc < 0 ? aka_err_report(&err) : code;
+}
+
 struct subcommand {
     const char *name;
     const struct aka_opt *flags; /* its own, before the common ones (NULL: none) */
@@ -266,8 +326,11 @@ static const struct subcommand subs[] = {
     {"check", NULL, true, usage_check, run_check},
     {"import", import_flags, false, usage_import, run_import},
     {"plugins", NULL, true, usage_plugins, run_plugins},
+    {"cited", NULL, true, usage_cited, run_cited},
+    {"tool", NULL, true, usage_tool, run_tool},
 };
-static const char *const sub_names[] = {"query", "show", "check", "import", "plugins", NULL};
+static const char *const sub_names[] = {"query",   "show",  "check", "import",
+                                        "plugins", "cited", "tool",  NULL};
 
 static int dispatch(const struct subcommand *s, int argc, char **argv,
                     const struct aka_app_ctx *ctx)

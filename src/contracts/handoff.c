@@ -206,7 +206,7 @@ static int handoff_check_journal_impl(const char *handoff_label, const struct ak
 
 static int handoff_submit_impl(const char *handoff_path, const char *journal_path,
                                const struct aka_handoff *h, const struct aka_episode_ids *expect,
-                               struct aka_err *err)
+                               aka_wiki_ref_exists_fn exists, void *data, struct aka_err *err)
 {
     struct aka_handoff check;
     struct aka_journal j;
@@ -219,6 +219,8 @@ static int handoff_submit_impl(const char *handoff_path, const char *journal_pat
     if (aka_journal_load(journal_path, &j, err) < 0)
         goto done;
     rc = aka_handoff_check_journal(handoff_path, &check, journal_path, &j, expect, err);
+    if (rc == 0 && exists) /* a made-up citation makes the handoff invalid */
+        rc = aka_journal_check_wiki_refs(journal_path, &j, exists, data, err);
     aka_journal_release(&j);
     if (rc == 0)
         rc = aka_json_write_file(handoff_path, doc, err);
@@ -252,6 +254,14 @@ int aka_handoff_submit(const char *handoff_path, const char *journal_path,
                        const struct aka_handoff *h, const struct aka_episode_ids *expect,
                        struct aka_err *err)
 {
-    return aka_record_one_line(handoff_submit_impl(handoff_path, journal_path, h, expect, err),
-                               err);
+    return aka_record_one_line(
+        handoff_submit_impl(handoff_path, journal_path, h, expect, NULL, NULL, err), err);
+}
+
+int aka_handoff_submit_cited(const char *handoff_path, const char *journal_path,
+                             const struct aka_handoff *h, const struct aka_episode_ids *expect,
+                             aka_wiki_ref_exists_fn exists, void *data, struct aka_err *err)
+{
+    return aka_record_one_line(
+        handoff_submit_impl(handoff_path, journal_path, h, expect, exists, data, err), err);
 }

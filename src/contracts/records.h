@@ -232,6 +232,30 @@ int aka_memory_list(const char *memory_dir, struct aka_memory_listing *out, stru
 long aka_memory_latest(const struct aka_memory_listing *l);
 void aka_memory_listing_release(struct aka_memory_listing *l);
 
+/* ---- what a campaign learns (memory_digest.c) ----------------------------- */
+
+#define AKA_MEMORY_MAX_EXPERIMENTS 24  /* experience keeps the latest ones */
+#define AKA_MEMORY_FIELD_CAP       600 /* bytes per compacted string */
+#define AKA_MEMORY_MAX_DIRECTIONS  3
+#define AKA_MEMORY_PROFILE_CAP     2000
+#define AKA_MEMORY_DIGEST_LINE     300  /* bytes per digest line */
+#define AKA_MEMORY_DIGEST_CAP      4096 /* bytes of digest in one brief */
+#define AKA_MEMORY_DIGEST_RECORDS  5    /* episodes a brief looks back on */
+
+/* experience{experiment_count, recorded_experiment_count, experiments[]} of a journal. */
+json_t *aka_memory_experience(const json_t *journal);
+/* open_directions[{direction, rationale}] (at most 3) from the journal's outcome. */
+json_t *aka_memory_open_directions(const json_t *journal);
+/* profile_evidence{tool_used, evidence_summary, bottleneck_type, evidence_chain}: from the
+ * profile summary the agent cited (aka profile --json), or "not_profiled" when NULL. */
+json_t *aka_memory_profile_evidence(const json_t *journal, const json_t *profile);
+/* wiki_citations[{id, experiment, disposition}]: every wiki_refs[] id the journal cites, with
+ * the citing experiment's decision (how the record was used). */
+json_t *aka_memory_wiki_citations(const json_t *journal);
+/* The brief's digest of records (oldest first): status and failure, directions, dead
+ * ends with their evidence, the profile's bound; newest first, at most cap bytes. */
+void aka_memory_digest(const json_t *const *records, size_t n, size_t cap, struct strbuf *out);
+
 /* ---- episode journal (journal.c) ------------------------------------------ */
 
 #define AKA_JOURNAL_SCHEMA_VERSION 1
@@ -318,5 +342,9 @@ int aka_handoff_check_journal(const char *handoff_label, const struct aka_handof
 int aka_handoff_submit(const char *handoff_path, const char *journal_path,
                        const struct aka_handoff *h, const struct aka_episode_ids *expect,
                        struct aka_err *err);
+/* The same, and then every wiki_refs[] id of the journal must pass `exists`. */
+int aka_handoff_submit_cited(const char *handoff_path, const char *journal_path,
+                             const struct aka_handoff *h, const struct aka_episode_ids *expect,
+                             aka_wiki_ref_exists_fn exists, void *data, struct aka_err *err);
 
 #endif

@@ -33,6 +33,7 @@ static const struct aka_app apps[] = {
     {"ask-codex", "Ask Codex for an independent review of a frozen plan", cmd_ask_codex},
     {"ask-qoder", "Ask Qoder for an independent review of a frozen plan", cmd_ask_qoder},
     {"policy", "Check a kernel source against the production source policy", cmd_policy},
+    {"profile", "Profile the kernel (ncu, rocprofv3, PPU) or re-summarize an export", cmd_profile},
     {"recovery", "Show, stop or resume the recovery monitor of a campaign (exit 75)", cmd_recovery},
     {"doctor", "Check that a campaign can start here (sandbox, tools, GPU, transport)", cmd_doctor},
     {"plan-reviewers", "(internal) Probe a campaign's plan reviewers once; print the cache",

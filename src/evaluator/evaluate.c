@@ -880,6 +880,38 @@ static void fill_expect(struct eval_ctx *c)
     x->timeout_s = c->job.timeout_s;
 }
 
+/* `aka profile`: the same job, its command run under the profiler, the export brought back.
+ * The verdict is still the harness's own (a profiled run that fails is reported as failed);
+ * its timing is the profiler's business and is never recorded as an evaluation. */
+static int profile_job(struct eval_ctx *c, struct aka_err *err)
+{
+    const struct aka_eval_request *req = c->req;
+    struct strvec argv = STRVEC_INIT;
+    struct strbuf bind = STRBUF_INIT;
+    if (!req->profiler->n || req->profiler->v[0][0] != '/' || !req->artifact_dir)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "profile: expected the profiler as an absolute path and a directory "
+                           "for its export");
+    for (size_t i = 0; i < req->profiler->n; i++)
+        strvec_push(&argv, req->profiler->v[i]);
+    strvec_push(&argv, "--log-file");
+    strvec_push(&argv, AKA_EVAL_PROFILE_EXPORT);
+    for (size_t i = 0; i < c->job.argv.n; i++)
+        strvec_push(&argv, c->job.argv.v[i]);
+    strvec_clear(&c->job.argv);
+    c->job.argv = argv;
+    c->job.kind = AKA_SBX_PROFILE;
+    free(c->job.artifact_dir);
+    c->job.artifact_dir = aka_xstrdup(req->artifact_dir);
+    int rc = aka_sandbox_job_add_artifact(&c->job, AKA_EVAL_PROFILE_EXPORT, err);
+    if (rc == 0 && req->profiler_dir && strncmp(req->profiler_dir, "/usr/", 5) != 0) {
+        strbuf_addstr(&bind, req->profiler_dir);
+        rc = aka_sandbox_job_add_bind(&c->job, bind.buf, err);
+    }
+    strbuf_release(&bind);
+    return rc;
+}
+
 static int prepare(struct eval_ctx *c, struct aka_err *err)
 {
     const struct aka_eval_request *req = c->req;
@@ -908,7 +940,8 @@ static int prepare(struct eval_ctx *c, struct aka_err *err)
     c->job.in_agent_sandbox = req->in_agent_sandbox;
     c->job.timeout_s = req->timeout_s > 0 ? req->timeout_s : AKA_SBX_DEFAULT_TIMEOUT_S;
     fill_expect(c);
-    return c->native ? native_job(c, err) : python_job(c, err);
+    int rc = c->native ? native_job(c, err) : python_job(c, err);
+    return rc == 0 && req->profiler ? profile_job(c, err) : rc;
 }
 
 /*

@@ -69,9 +69,17 @@ struct aka_eval_request {
     long long llc_bytes;            /* <= 0: read from this host's sysfs (native C) */
     const char *eval_id;            /* NULL: generated */
     bool in_agent_sandbox;          /* an agent's `aka eval` inside the agent sandbox (job field) */
+    /* `aka profile`: the job runs the harness under this profiler command line (profile.h
+     * aka_profile_ncu_argv; argv[0] an absolute path), which writes its CSV export to
+     * AKA_EVAL_PROFILE_EXPORT in the job; the export comes back into artifact_dir. The
+     * profiler's install directory (profiler_dir, outside /usr) is bound read-only. */
+    const struct strvec *profiler;
+    const char *profiler_dir;
+    const char *artifact_dir;
     bool production_score; /* a production campaign's: score against production_performance
                               when the operator's metadata has it (score.c) */
 };
+#define AKA_EVAL_PROFILE_EXPORT "profile.csv"
 
 struct aka_eval_outcome {
     struct aka_result result; /* the verdict (valid whenever aka_evaluate returned 0) */

@@ -139,6 +139,10 @@ static void run_release(struct aka_run *r)
     strbuf_release(&r->ws);
     strbuf_release(&r->op_dir_abs);
     strbuf_release(&r->warned);
+    json_decref(r->plugin_pin);
+    strvec_clear(&r->plugin_skills);
+    strvec_clear(&r->plugin_instructions);
+    strvec_clear(&r->plugin_instruction_names);
 }
 
 /*
@@ -159,7 +163,7 @@ static int pin_evidence(struct aka_run *r, const struct aka_optimize_opts *o, st
         rc = check_framework(&r->op, o->framework, err);
     if (rc == 0) {
         fill_campaign(r, o, r->env.repo_root);
-        rc = aka_campaign_pin_or_check(r->ws.buf, &r->camp, err);
+        rc = aka_optimize_pin_plugins(r, err);
     }
     if (rc == 0) {
         r->live_ok = true;

@@ -90,18 +90,53 @@ static void incumbent_summary(const struct aka_run *r, struct strbuf *out)
     }
 }
 
+/* The last episodes' records, oldest first, digested for the brief (bounded). */
+static void memory_digest(const struct aka_run *r, struct strbuf *out)
+{
+    struct aka_memory_listing l;
+    struct aka_err ignored = AKA_ERR_INIT;
+    struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+    struct aka_memory_record m[AKA_MEMORY_DIGEST_RECORDS];
+    const json_t *docs[AKA_MEMORY_DIGEST_RECORDS];
+    size_t n = 0;
+    aka_ws_path(&dir, r->ws.buf, AKA_WS_MEMORY);
+    if (aka_memory_list(dir.buf, &l, &ignored) == 0) {
+        size_t first =
+            l.versions.n > AKA_MEMORY_DIGEST_RECORDS ? l.versions.n - AKA_MEMORY_DIGEST_RECORDS : 0;
+        for (size_t i = first; i < l.versions.n; i++) {
+            strbuf_reset(&path);
+            aka_ws_memory_path(&path, r->ws.buf, l.versions.v[i]);
+            if (aka_memory_load(path.buf, &m[n], &ignored) == 0 && !m[n].masked) {
+                docs[n] = m[n].json;
+                n++;
+            } else if (!ignored.code) {
+                aka_memory_release(&m[n]);
+            }
+            aka_err_clear(&ignored);
+        }
+        aka_memory_listing_release(&l);
+    }
+    aka_memory_digest(docs, n, AKA_MEMORY_DIGEST_CAP, out);
+    for (size_t i = 0; i < n; i++)
+        aka_memory_release(&m[i]);
+    strbuf_release(&dir);
+    strbuf_release(&path);
+}
+
 static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
                         const struct aka_episode_counters *c, struct aka_episode *ep,
                         struct aka_err *err)
 {
     static const char *const templates[] = {"fast.md", "full.md", "goal.md"};
     struct strbuf tpl = STRBUF_INIT, out = STRBUF_INIT, inc = STRBUF_INIT, dst = STRBUF_INIT;
+    struct strbuf dig = STRBUF_INIT;
     char num[24], ver[24], trials[24], stalls[64];
     snprintf(num, sizeof(num), "%ld", ep->number);
     snprintf(ver, sizeof(ver), "%ld", ep->version);
     snprintf(trials, sizeof(trials), "%d", o->fast_trials);
     snprintf(stalls, sizeof(stalls), "%lld consecutive episodes without promotion", c->consecutive);
     incumbent_summary(r, &inc);
+    memory_digest(r, &dig);
     const struct aka_brief_var vars[] = {
         {"episode", num},
         {"memory_version", ver},
@@ -116,6 +151,7 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
         {"trials", trials},
         {"goal", o->goal && *o->goal ? o->goal : "restructure the kernel broadly"},
         {"stall_summary", stalls},
+        {"memory_digest", dig.buf},
         {NULL, NULL},
     };
     strbuf_addf(&tpl, "%s/runtime/prompts/%s", r->env.repo_root, templates[ep->kind]);
@@ -123,6 +159,8 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
     int rc = aka_brief_render(tpl.buf, vars, &out, err);
     if (rc == 0)
         rc = aka_conversion_brief(r, o, &out, err); /* the Gluon directive while latched */
+    if (rc == 0)
+        rc = aka_optimize_plugin_brief(r, &out, err);
     if (rc == 0)
         rc = aka_write_file_atomic(dst.buf, out.buf, out.len, 0644, err);
     strbuf_reset(&dst);
@@ -132,6 +170,7 @@ static int render_brief(struct aka_run *r, const struct aka_optimize_opts *o,
     strbuf_release(&tpl);
     strbuf_release(&out);
     strbuf_release(&inc);
+    strbuf_release(&dig);
     strbuf_release(&dst);
     return rc;
 }
@@ -146,7 +185,8 @@ static int prepare(struct aka_run *r, const struct aka_optimize_opts *o,
     ep->phase = "exploring";
     if (aka_episode_save_active(r, ep, err) < 0 || create_journal(ep, err) < 0 ||
         render_brief(r, o, c, ep, err) < 0 ||
-        aka_agent_install_skills(o->agent_cli, r->env.repo_root, ep->worktree.buf, err) < 0)
+        aka_agent_install_skills(o->agent_cli, r->env.repo_root, ep->worktree.buf, err) < 0 ||
+        aka_agent_install_plugin_skills(o->agent_cli, ep->worktree.buf, &r->plugin_skills, err) < 0)
         return -1; /* skills: .claude/ .qoder/ .agents/ (git-excluded); none for builtin */
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "optimize/internal.h"
+#include "wiki/wiki.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ static void set_status(struct aka_episode *ep, enum aka_memory_status st, const 
 
 struct handoff_check {
     const struct aka_episode *ep;
+    const char *repo_root; /* the asset tree: its bundled wiki plugins */
     struct strbuf handoff, journal;
 };
 
@@ -85,6 +87,20 @@ static int fast_gate(const struct aka_episode *ep, const struct aka_handoff *h, 
     return rc;
 }
 
+/*
+ * Every wiki id the journal cites must be a record of the plugins the agent could query (the
+ * bundled ones and the episode view's): a made-up citation makes the handoff invalid, named.
+ */
+static int cited_records_exist(const struct handoff_check *hc, struct aka_err *err)
+{
+    struct strbuf view = STRBUF_INIT;
+    strbuf_addf(&view, "%s.view", hc->ep->worktree.buf);
+    struct aka_wiki_config cfg = {.repo_root = hc->repo_root, .workspace = view.buf, .quiet = true};
+    int rc = aka_wiki_check_journal(&cfg, hc->journal.buf, err);
+    strbuf_release(&view);
+    return rc;
+}
+
 /* Load the handoff and the journal, run the contracts' terminal validation, then the gate. */
 static int validate_handoff(const struct handoff_check *hc, struct aka_handoff *h,
                             struct aka_err *err)
@@ -98,6 +114,8 @@ static int validate_handoff(const struct handoff_check *hc, struct aka_handoff *
         aka_journal_load(hc->journal.buf, &j, err) < 0)
         return -1;
     int rc = aka_handoff_check_journal(hc->handoff.buf, h, hc->journal.buf, &j, &ids, err);
+    if (rc == 0)
+        rc = cited_records_exist(hc, err);
     if (rc == 0)
         rc = fast_gate(hc->ep, h, j.experiment_count, err);
     aka_journal_release(&j);
@@ -246,9 +264,10 @@ static void classify(struct aka_episode *ep, const struct aka_agent_session_resu
     }
 }
 
-bool aka_episode_late_handoff(struct aka_episode *ep)
+bool aka_episode_late_handoff(const struct aka_run *r, struct aka_episode *ep)
 {
-    struct handoff_check hc = {.ep = ep, .handoff = STRBUF_INIT, .journal = STRBUF_INIT};
+    struct handoff_check hc = {
+        .ep = ep, .repo_root = r->env.repo_root, .handoff = STRBUF_INIT, .journal = STRBUF_INIT};
     struct aka_handoff h;
     struct aka_err ignored = AKA_ERR_INIT; /* no valid handoff: the episode was interrupted */
     aka_wt_path(&hc.handoff, ep->worktree.buf, AKA_WT_HANDOFF);
@@ -268,7 +287,8 @@ int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
     struct aka_agent_session_result *res = calloc(1, sizeof(*res));
     if (!res)
         return aka_err_set(err, AKA_EXIT_FAILED, "out of memory");
-    struct handoff_check hc = {.ep = ep, .handoff = STRBUF_INIT, .journal = STRBUF_INIT};
+    struct handoff_check hc = {
+        .ep = ep, .repo_root = r->env.repo_root, .handoff = STRBUF_INIT, .journal = STRBUF_INIT};
     /* Fixed before the first agent starts, whose active record then carries it: a resumed
      * episode is held to the trial count it was briefed with, not a later command line's. */
     if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials <= 0)

@@ -21,6 +21,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "optimize/internal.h"
+#include "profile/profile.h"
 
 #include <string.h>
 
@@ -88,6 +89,44 @@ static json_t *outcome_doc(struct aka_run *r, const struct aka_episode *ep, stru
     return doc;
 }
 
+/* The profile summary the agent cited: the last experiment naming one ("profile": "p0002")
+ * that exists, else the newest summary of the episode, else none. */
+static json_t *cited_profile(const char *worktree, const json_t *journal)
+{
+    json_t *exps = json_object_get(journal, "experiments");
+    for (size_t i = json_array_size(exps); i-- > 0;) {
+        const char *name = json_string_value(json_object_get(json_array_get(exps, i), "profile"));
+        json_t *doc = name ? aka_profile_cited(worktree, name) : NULL;
+        if (doc)
+            return doc;
+    }
+    return aka_profile_latest(worktree);
+}
+
+/* What the agent learned: the journal's experiments, directions and the profile it cited. A
+ * journal that cannot be read (an interrupted episode) leaves the fields out, never invented. */
+static void learned(const struct aka_episode *ep, json_t *doc)
+{
+    struct strbuf path = STRBUF_INIT;
+    struct aka_journal j;
+    struct aka_err ignored = AKA_ERR_INIT;
+    static const char *const carried[] = {"experience", "open_directions", "profile_evidence",
+                                          "wiki_citations"};
+    for (size_t i = 0; i < 4; i++) /* the incumbent's, when its record was carried forward */
+        json_object_del(doc, carried[i]);
+    aka_wt_path(&path, ep->worktree.buf, AKA_WT_JOURNAL);
+    if (aka_is_file(path.buf) && aka_journal_load(path.buf, &j, &ignored) == 0) {
+        json_t *profile = cited_profile(ep->worktree.buf, j.json);
+        json_object_set_new(doc, "experience", aka_memory_experience(j.json));
+        json_object_set_new(doc, "open_directions", aka_memory_open_directions(j.json));
+        json_object_set_new(doc, "profile_evidence", aka_memory_profile_evidence(j.json, profile));
+        json_object_set_new(doc, "wiki_citations", aka_memory_wiki_citations(j.json));
+        json_decref(profile);
+        aka_journal_release(&j);
+    }
+    strbuf_release(&path);
+}
+
 static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struct aka_err *err)
 {
     json_t *doc =
@@ -110,6 +149,7 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
                         ep->verification ? json_incref(ep->verification) : json_null());
     if (ep->policy) /* production only: what the source gate decided */
         json_object_set_new(doc, "policy", json_incref(ep->policy));
+    learned(ep, doc);
     return doc;
 }
 
@@ -192,6 +232,12 @@ static void archive_runtime(const struct aka_episode *ep)
         if (aka_is_file(src.buf))
             aka_copy_file(src.buf, dst.buf, &ignored);
     }
+    /* The agent's profile summaries: the episode's profiles/, never a canonical commit. */
+    aka_wt_path(&src, ep->worktree.buf, AKA_WT_PROFILES);
+    strbuf_reset(&dst);
+    aka_path_join(&dst, ep->dir.buf, "profiles");
+    if (aka_is_dir(src.buf))
+        aka_copy_tree(src.buf, dst.buf, &ignored);
     strbuf_release(&dir);
     strbuf_release(&dst);
     strbuf_release(&src);

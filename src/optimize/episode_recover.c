@@ -150,7 +150,7 @@ static int record_at_base(struct aka_run *r, const struct aka_optimize_opts *o,
 {
     if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials <= 0)
         ep->fast_trials = o->fast_trials; /* a record written before the first agent start */
-    if (aka_episode_late_handoff(ep)) {
+    if (aka_episode_late_handoff(r, ep)) {
         ep->recovered_handoff = true;
         aka_optimize_progress(r,
                               "episode %ld: the agent's handoff (%s) is complete: assessing it "

@@ -25,8 +25,18 @@ struct aka_run {
     FILE *progress;
     bool live_ok;  /* the campaign is ours (pinned/checked): live.json may be written */
     int max_iters; /* the version budget, for progress lines ("episode k/N") */
-    enum aka_conversion conversion; /* the latch as the loop top left it */
+    enum aka_conversion conversion;         /* the latch as the loop top left it */
+    json_t *plugin_pin;                     /* the wiki plugin set as pinned (plugins.c) */
+    struct strvec plugin_skills;            /* the pinned plugins' skill directories */
+    struct strvec plugin_instructions;      /* their instruction files (absolute) */
+    struct strvec plugin_instruction_names; /* "plugin/relative-path" of each */
 };
+
+/* Pin the wiki plugin set into campaign.json (first start) or verify it (resume: a changed,
+ * added or removed plugin is refused, code 2, named); also campaign.json's other pins. */
+int aka_optimize_pin_plugins(struct aka_run *r, struct aka_err *err);
+/* Append the pinned plugins' instruction files to a brief. */
+int aka_optimize_plugin_brief(const struct aka_run *r, struct strbuf *brief, struct aka_err *err);
 
 /* One terminal progress line ("aka optimize: ...") and the live view. */
 void aka_optimize_progress(struct aka_run *r, const char *fmt, ...)
@@ -168,7 +178,7 @@ int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, str
                        struct aka_err *err);
 /* Recovery: does the worktree hold a handoff that completes this episode (the session's own
  * check, the fast gate included)? If so, ep->status (and candidate) are set from it. */
-bool aka_episode_late_handoff(struct aka_episode *ep);
+bool aka_episode_late_handoff(const struct aka_run *r, struct aka_episode *ep);
 
 /* Fast or ABBA verification of ep->candidate (episode_verify.c). */
 int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,

@@ -624,6 +624,9 @@ static const struct aka_sandbox_transport_ops ssh_ops = {
     .collect = ssh_collect,
     .cleanup = ssh_cleanup,
     .describe = ssh_describe,
+    /* The probe is an ordinary job of this transport: it runs on the remote host, under
+     * the same Bubblewrap, on the same GPU (health.c). */
+    .probe_health = sbx_probe_job,
 };
 
 int aka_sandbox_ssh(struct aka_sandbox_transport *t, const struct aka_sandbox_ssh_opts *opts,

@@ -22,6 +22,89 @@ void aka_wiki_import_report_init(struct aka_wiki_import_report *rep)
 void aka_wiki_import_report_release(struct aka_wiki_import_report *rep)
 {
     strvec_clear(&rep->notes);
+    json_decref(rep->id_map);
+    rep->id_map = NULL;
+}
+
+#define MAPPED_PREFIX 111 /* + "-" + 16 hex = 128, the id limit */
+
+static bool id_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+static bool valid_here(const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0 || n > 128 || !((id[0] >= 'a' && id[0] <= 'z') || (id[0] >= '0' && id[0] <= '9')))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!id_char(id[i]))
+            return false;
+    return true;
+}
+
+/* Deterministic: the same upstream id maps to the same id in every import. */
+static void map_id(const char *up, struct strbuf *out)
+{
+    char hex[AKA_SHA256_HEX_LEN + 1];
+    strbuf_reset(out);
+    for (const char *p = up; *p && out->len < MAPPED_PREFIX; p++) {
+        char c = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
+        strbuf_addch(out, id_char(c) ? c : '-');
+    }
+    while (out->len && !((out->buf[out->len - 1] >= 'a' && out->buf[out->len - 1] <= 'z') ||
+                         (out->buf[out->len - 1] >= '0' && out->buf[out->len - 1] <= '9')))
+        strbuf_setlen(out, out->len - 1);
+    if (!out->len ||
+        !((out->buf[0] >= 'a' && out->buf[0] <= 'z') || (out->buf[0] >= '0' && out->buf[0] <= '9')))
+        strbuf_addstr(out, "x"); /* an empty or punctuation-led prefix */
+    aka_sha256_hex(up, strlen(up), hex);
+    strbuf_addf(out, "-%.16s", hex);
+}
+
+/* Rename every record whose id is not valid here; keep the original as upstream.id. */
+static void map_ids(json_t *const *lists, struct aka_wiki_import_report *rep)
+{
+    struct strbuf id = STRBUF_INIT;
+    rep->id_map = json_object();
+    for (int l = 0; l < 2; l++) {
+        size_t i;
+        json_t *r;
+        json_array_foreach(lists[l], i, r)
+        {
+            const char *up = json_string_value(json_object_get(r, "id"));
+            if (!up || valid_here(up))
+                continue;
+            map_id(up, &id);
+            json_object_set_new(rep->id_map, up, json_string(id.buf));
+            json_t *u = json_object_get(r, "upstream");
+            if (!json_is_object(u))
+                json_object_set_new(r, "upstream", u = json_object());
+            json_object_set_new(u, "id", json_string(up));
+            json_object_set_new(r, "id", json_string(id.buf));
+        }
+    }
+    rep->mapped = json_object_size(rep->id_map);
+    strbuf_release(&id);
+}
+
+/* Related ids that name a mapped record follow it. */
+static void remap_related(json_t *const *lists, const json_t *id_map)
+{
+    for (int l = 0; l < 2; l++) {
+        size_t i, k;
+        json_t *r, *v;
+        json_array_foreach(lists[l], i, r)
+        {
+            json_array_foreach(json_object_get(r, "related"), k, v)
+            {
+                json_t *to = json_object_get(id_map, json_string_value(v));
+                if (to)
+                    json_string_set(v, json_string_value(to));
+            }
+        }
+    }
 }
 
 static bool is_record_file(const char *name)
@@ -136,7 +219,7 @@ static int validate_list(json_t *list, const char *label, struct aka_err *err)
 }
 
 static int write_plugin(const char *out_dir, const char *name, json_t *kernel, json_t *hw,
-                        struct aka_err *err)
+                        json_t *id_map, struct aka_err *err)
 {
     struct strbuf path = STRBUF_INIT;
     json_t *manifest = json_pack("{s:s, s:s, s:s, s:{s:[s]}}", "name", name, "version", "1.0.0",
@@ -155,6 +238,16 @@ static int write_plugin(const char *out_dir, const char *name, json_t *kernel, j
     aka_path_join(&path, out_dir, "plugin.json");
     if (rc == 0)
         rc = aka_json_write_file(path.buf, manifest, err);
+    if (rc == 0 && json_object_size(id_map)) {
+        json_t *report = json_pack("{s:s, s:O}", "note",
+                                   "upstream ids that are not valid wiki ids here, and the ids "
+                                   "they were mapped to (the original is each record's "
+                                   "upstream.id, an alias)",
+                                   "mapped", id_map);
+        aka_path_join(&path, out_dir, "import-report.json");
+        rc = aka_json_write_file(path.buf, report, err);
+        json_decref(report);
+    }
     json_decref(manifest);
     strbuf_release(&path);
     return rc;
@@ -172,13 +265,15 @@ int aka_wiki_import(const char *src_dir, const char *out_dir, const char *plugin
     if (rc == 0 && json_array_size(lists[0]) + json_array_size(lists[1]) == 0)
         rc = aka_err_set(err, AKA_EXIT_USAGE, "%s: no clean-1.3 or hw-1.0 records found", src_dir);
     if (rc == 0) {
+        map_ids(lists, rep);
+        remap_related(lists, rep->id_map);
         prune_related(lists, rep);
         rc = validate_list(lists[0], "kernel records", err);
     }
     if (rc == 0)
         rc = validate_list(lists[1], "hardware records", err);
     if (rc == 0)
-        rc = write_plugin(out_dir, plugin_name, lists[0], lists[1], err);
+        rc = write_plugin(out_dir, plugin_name, lists[0], lists[1], rep->id_map, err);
     rep->records_out = json_array_size(lists[0]) + json_array_size(lists[1]);
     json_decref(lists[0]);
     json_decref(lists[1]);

@@ -24,6 +24,7 @@ static const char *const schema_sql =
     " schema TEXT, kind TEXT, vendor TEXT, arch TEXT, chip TEXT, framework TEXT, family TEXT,"
     " file TEXT, line INTEGER, json TEXT NOT NULL);"
     "CREATE TABLE related(rid INTEGER, target TEXT);"
+    "CREATE TABLE alias(name TEXT PRIMARY KEY, rid INTEGER NOT NULL);"
     /* Column order matters: bm25() weights are positional (query.c). */
     "CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, scope,"
     " tokenize='porter unicode61');";
@@ -109,6 +110,25 @@ static int put_record(sqlite3 *db, sqlite3_stmt *rec, sqlite3_stmt *fts, sqlite3
     return 0;
 }
 
+/* Upstream ids the import mapped (wiki_impl.h: alias) still find their record. */
+static int put_aliases(sqlite3 *db, const struct wiki_record_list *recs, struct aka_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO alias VALUES(?,?)", -1, &st, NULL) ==
+                     SQLITE_OK
+                 ? 0
+                 : wiki_sql_fail(db, "prepare alias", err);
+    for (size_t i = 0; rc == 0 && i < recs->n; i++) {
+        if (!recs->v[i].alias)
+            continue;
+        bind_text(st, 1, recs->v[i].alias);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
+        rc = step_done(db, st, "insert alias", err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int put_records(sqlite3 *db, const struct wiki_record_list *recs, struct aka_err *err)
 {
     sqlite3_stmt *rec = NULL, *fts = NULL, *rel = NULL;
@@ -169,6 +189,8 @@ int wiki_index_build(const char *path, const char *key, const struct aka_wiki_pl
         rc = put_plugins(db, pl, err);
     if (rc == 0)
         rc = put_records(db, recs, err);
+    if (rc == 0)
+        rc = put_aliases(db, recs, err);
     if (rc == 0)
         rc = put_meta(db, key, recs->n, err);
     if (rc == 0)

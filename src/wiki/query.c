@@ -314,10 +314,12 @@ int aka_wiki_show(struct aka_wiki *w, const char *id, struct aka_wiki_hit *hit, 
 {
     sqlite3_stmt *st = NULL;
     int rc;
-    if (sqlite3_prepare_v2(w->db,
-                           "SELECT r.json, p.name, p.version, r.file, r.line, 0.0 FROM "
-                           "rec r JOIN plugin p ON p.idx = r.plugin WHERE r.id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            w->db,
+            "SELECT r.json, p.name, p.version, r.file, r.line, 0.0 FROM "
+            "rec r JOIN plugin p ON p.idx = r.plugin WHERE r.id = ?1 OR r.rid = "
+            "(SELECT rid FROM alias WHERE name = ?1) ORDER BY r.id = ?1 DESC LIMIT 1",
+            -1, &st, NULL) != SQLITE_OK)
         return wiki_sql_fail(w->db, "show", err);
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {

@@ -21,6 +21,7 @@
 #define SCHEMA_HW     "aka.wiki.hardware.v1"
 #define SCHEMA_KERNEL "aka.wiki.kernel.v1"
 #define ID_MAX        128
+#define ALIAS_MAX     1024
 #define TITLE_MAX     200
 #define BODY_MAX      16384
 
@@ -341,6 +342,12 @@ static void check_record(struct checker *ck, json_t *rec, struct wiki_record *r)
     json_t *up = json_object_get(rec, "upstream");
     if (up && !json_is_object(up))
         bad(ck, "upstream", "expected an object; got %s", jtype_name(up));
+    json_t *alias = json_object_get(up, "id"); /* the id upstream gave a mapped record */
+    if (alias && (!json_is_string(alias) || !*json_string_value(alias) ||
+                  strlen(json_string_value(alias)) > ALIAS_MAX))
+        bad(ck, "upstream.id", "expected the upstream id, a string of 1..%d bytes", ALIAS_MAX);
+    else if (alias && r->id && strcmp(json_string_value(alias), r->id) != 0)
+        r->alias = aka_xstrdup(json_string_value(alias));
 }
 
 static void parse_one(struct checker *ck, const char *text, size_t len, json_t *rec, size_t *offset,
@@ -421,7 +428,7 @@ void wiki_record_release(struct wiki_record *r)
 {
     char **fields[] = {&r->id,   &r->schema,    &r->kind,   &r->vendor, &r->arch,
                        &r->chip, &r->framework, &r->family, &r->title,  &r->tags,
-                       &r->body, &r->scope,     &r->json,   &r->file};
+                       &r->body, &r->scope,     &r->json,   &r->file,   &r->alias};
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
         free(*fields[i]);
         *fields[i] = NULL;

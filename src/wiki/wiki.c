@@ -234,6 +234,38 @@ int aka_wiki_pin_verify(struct aka_wiki *w, const json_t *pin, struct aka_err *e
     return 0;
 }
 
+int aka_wiki_pin_verify_kept(struct aka_wiki *w, const json_t *pin, struct strvec *added,
+                             struct aka_err *err)
+{
+    json_t *plugins = json_object_get(pin, "plugins"), *e;
+    size_t i;
+    fingerprint(w);
+    if (!json_is_array(plugins))
+        return aka_err_set(err, AKA_EXIT_USAGE, "wiki pin: expected {fingerprint, plugins[]}");
+    json_array_foreach(plugins, i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "name"));
+        const char *fp = json_string_value(json_object_get(e, "fingerprint"));
+        const struct aka_wiki_plugin *p = NULL;
+        for (size_t j = 0; n && j < w->plugins.n && !p; j++)
+            if (!w->plugins.v[j].skipped && strcmp(w->plugins.v[j].name, n) == 0)
+                p = &w->plugins.v[j];
+        if (!p)
+            return aka_err_set(err, AKA_EXIT_FAILED,
+                               "wiki: pinned plugin %s is missing or no longer loads",
+                               n ? n : "(unnamed)");
+        if (!fp || strcmp(fp, p->fingerprint) != 0)
+            return aka_err_set(err, AKA_EXIT_FAILED,
+                               "wiki: plugin %s (%s) changed since it was pinned (fingerprint "
+                               "%.12s, pinned %.12s)",
+                               p->name, p->root, p->fingerprint, fp ? fp : "none");
+    }
+    for (i = 0; i < w->plugins.n; i++)
+        if (!w->plugins.v[i].skipped && !pinned_entry(plugins, w->plugins.v[i].name))
+            strvec_push(added, w->plugins.v[i].name);
+    return 0;
+}
+
 int aka_wiki_open_pinned(const struct aka_wiki_config *cfg, const json_t *pin,
                          struct aka_wiki **out, struct aka_err *err)
 {
@@ -251,7 +283,10 @@ int aka_wiki_check_refs(struct aka_wiki *w, const char *const *ids, size_t n,
                         struct strvec *missing, struct aka_err *err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(w->db, "SELECT 1 FROM rec WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(w->db,
+                           "SELECT 1 FROM rec WHERE id = ?1 UNION ALL SELECT 1 FROM alias WHERE "
+                           "name = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
         return wiki_sql_fail(w->db, "check refs", err);
     for (size_t i = 0; i < n; i++) {
         sqlite3_bind_text(st, 1, ids[i] ? ids[i] : "", -1, SQLITE_STATIC);

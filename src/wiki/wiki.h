@@ -91,6 +91,10 @@ bool aka_wiki_cache_rebuilt(const struct aka_wiki *w); /* this open built the in
 const char *aka_wiki_fingerprint(struct aka_wiki *w);
 json_t *aka_wiki_pin(struct aka_wiki *w);
 int aka_wiki_pin_verify(struct aka_wiki *w, const json_t *pin, struct aka_err *err);
+/* A campaign's resume: every pinned plugin must still load with its fingerprint (else code
+ * 1 naming it); loaded plugins the pin does not list are appended to `added`. */
+int aka_wiki_pin_verify_kept(struct aka_wiki *w, const json_t *pin, struct strvec *added,
+                             struct aka_err *err);
 /* aka_wiki_open + aka_wiki_pin_verify: the plugin set a campaign pinned. */
 int aka_wiki_open_pinned(const struct aka_wiki_config *cfg, const json_t *pin,
                          struct aka_wiki **out, struct aka_err *err);
@@ -98,6 +102,12 @@ int aka_wiki_open_pinned(const struct aka_wiki_config *cfg, const json_t *pin,
 /* Journal citations: the cited ids that no loaded record has go to `missing`. */
 int aka_wiki_check_refs(struct aka_wiki *w, const char *const *ids, size_t n,
                         struct strvec *missing, struct aka_err *err);
+/* One id, as contracts' aka_wiki_ref_exists_fn (wiki: a struct aka_wiki *). */
+bool aka_wiki_has_id(const char *id, void *wiki);
+/* Every wiki_refs[] id of the journal at journal_path names a record of the plugins cfg
+ * discovers; else an error (code 2) naming the journal, the field and the id. */
+int aka_wiki_check_journal(const struct aka_wiki_config *cfg, const char *journal_path,
+                           struct aka_err *err);
 
 /*
  * A query. Filter values are user spellings ("CuteDSL", "sm_90", "H200");
@@ -138,6 +148,37 @@ int aka_wiki_show(struct aka_wiki *w, const char *id, struct aka_wiki_hit *hit,
                   struct aka_err *err);
 void aka_wiki_hit_release(struct aka_wiki_hit *hit);
 
+/*
+ * One hardware fact of `chip` (any spelling the --chip filter accepts): the first
+ * of `quantities` (NULL-terminated) that a fact record holds in a unit convertible
+ * to `unit` ("GB/s" or "TFLOPS"). 0 found, 1 none, -1 error (an unknown chip:
+ * code 2). out->id and out->source (the record's source title) are the attribution.
+ */
+struct aka_wiki_fact {
+    double value;
+    char *id, *source;
+};
+int aka_wiki_fact(struct aka_wiki *w, const char *chip, const char *const *quantities,
+                  const char *unit, struct aka_wiki_fact *out, struct aka_err *err);
+void aka_wiki_fact_release(struct aka_wiki_fact *f);
+
+/*
+ * Which records helped: the wiki_citations of every canonical memory record of the
+ * campaign workspace `ws`, per id: {id, cited, outcomes{status: n}, dispositions{decision:
+ * n}, versions[]}. NULL with err set when a record cannot be read.
+ */
+json_t *aka_wiki_citations(const char *ws, struct aka_err *err);
+void aka_wiki_citations_format(const json_t *cites, struct strbuf *out);
+
+/*
+ * `aka wiki tool NAME [ARG...]`: run the tool a loaded plugin declares, with args appended
+ * and the caller's standard streams; its exit status goes to *exit_code. When ws (a
+ * campaign workspace or an episode's view) has a campaign.json that pins plugins, the
+ * loaded set must match the pin (code 2 naming the plugin). An unknown tool: code 2.
+ */
+int aka_wiki_tool_run(struct aka_wiki *w, const char *ws, const char *name,
+                      const struct strvec *args, int *exit_code, struct aka_err *err);
+
 /* Rendering, so that callers only print. */
 json_t *aka_wiki_hit_json(const struct aka_wiki_hit *hit);
 void aka_wiki_hit_format(const struct aka_wiki_hit *hit, bool full, struct strbuf *out);
@@ -165,9 +206,17 @@ int aka_wiki_check(const struct aka_wiki_config *cfg, struct aka_wiki_check_repo
  * `aka wiki import`: convert a store in upstream gpu-wiki format (kernel
  * records "clean-1.3", hardware records "hw-1.0") under src_dir into a plugin
  * directory out_dir (plugin.json + records/). The result passes our validator.
+ * An upstream id that is not a valid id here (longer than 128 bytes, or other
+ * characters) is mapped deterministically: its first bytes, folded to the id
+ * alphabet, then "-" and the first 16 hex digits of its sha256; the original is
+ * kept as the record's upstream.id, which `aka wiki show` and journal citations
+ * accept as an alias, related ids are rewritten, and out_dir/import-report.json
+ * lists every mapping.
  */
 struct aka_wiki_import_report {
     size_t kernel_in, hardware_in, records_out, skipped;
+    size_t mapped;  /* ids that are not valid here (over 128 bytes, other characters) */
+    json_t *id_map; /* {upstream id: our id} of those; also written to import-report.json */
     struct strvec notes;
 };
 void aka_wiki_import_report_init(struct aka_wiki_import_report *rep);

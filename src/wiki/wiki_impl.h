@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 
 /* Bump when the index layout or the validator changes: old caches rebuild. */
-#define WIKI_INDEX_FORMAT "aka-wiki-index/4"
+#define WIKI_INDEX_FORMAT "aka-wiki-index/5"
 /* Problems kept per plugin: enough to fix a file, not a flood. */
 #define WIKI_MAX_PROBLEMS 64
 
@@ -50,6 +50,7 @@ struct wiki_record {
     char *id, *schema, *kind, *vendor, *arch, *chip, *framework, *family;
     char *title, *tags, *body, *scope; /* index text (normalised) */
     char *json;                        /* compact JSON of the record as written */
+    char *alias; /* upstream.id when the import mapped it to another id, else NULL */
     char *file;
     long line;
     struct strvec related;

@@ -60,6 +60,10 @@ json_t *aka_campaign_to_json(const struct aka_campaign *c, struct aka_err *err)
     /* Only when given: a campaign without --arch keeps the document it always had. */
     if (doc && c->cuda_arch && *c->cuda_arch)
         json_object_set_new(doc, "cuda_arch", json_string(c->cuda_arch));
+    /* Checked on resume by the caller (optimize/), which can open the wiki and name the
+     * plugin that changed; here it is only written. */
+    if (doc && c->plugins)
+        json_object_set_new(doc, "plugins", json_deep_copy(c->plugins));
     /* Production only: who reviews a candidate's source (episode_policy.c). */
     if (doc && c->policy_reviewer)
         json_object_set_new(doc, "policy_reviewer", json_string(c->policy_reviewer));

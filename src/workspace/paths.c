@@ -39,6 +39,7 @@ static const char *const wt_rel[AKA_WT_FILE_COUNT] = {
     [AKA_WT_HANDOFF] = ".aka/handoff.json",
     [AKA_WT_EVALUATIONS] = ".aka/evaluations.jsonl",
     [AKA_WT_TRACE] = ".aka/trace.jsonl",
+    [AKA_WT_PROFILES] = ".aka/profiles",
 };
 
 /* The non-canonical files under memory/ are named here too, so the list cannot drift. */

@@ -93,6 +93,7 @@ enum aka_wt_file {
     AKA_WT_HANDOFF,     /* .aka/handoff.json */
     AKA_WT_EVALUATIONS, /* .aka/evaluations.jsonl */
     AKA_WT_TRACE,       /* .aka/trace.jsonl: `aka trace` phase markers (the agent's claim) */
+    AKA_WT_PROFILES,    /* .aka/profiles/: `aka profile` summaries (never committed) */
     AKA_WT_FILE_COUNT
 };
 const char *aka_wt_rel(enum aka_wt_file f);
@@ -146,6 +147,7 @@ struct aka_campaign {
     const struct aka_benchmark_contract *contract;
     const struct aka_runtime_pins *pins;
     const char *repo_root; /* the asset tree whose runtime/ is pinned (content, not path) */
+    const json_t *plugins; /* the wiki plugin set's pin (wiki.h aka_wiki_pin), or NULL */
 };
 
 /* The document written to .aka/campaign.json, the asset pin included. NULL with err when

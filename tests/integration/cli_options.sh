@@ -67,6 +67,9 @@ help "wiki check" cmd/wiki.c:common_flags
 help "wiki plugins" cmd/wiki.c:common_flags
 help "wiki import" cmd/wiki.c:import_flags
 help "policy check" cmd/policy.c:check_flags
+help "wiki cited" cmd/wiki.c:common_flags
+help "wiki tool" cmd/wiki.c:common_flags
+help profile cmd/profile.c:flags $T
 help recovery cmd/recovery.c:flags
 help doctor cmd/doctor.c:flags $T
 
@@ -83,7 +86,8 @@ bad() {
 
 for cmd in eval "sandbox run" optimize inspect status memory trace journal handoff \
   agent-session tune-agent ask-codex ask-qoder plan-reviewers "wiki query" "wiki show" \
-  "wiki check" "wiki plugins" "wiki import" "policy check" recovery doctor; do
+  "wiki check" "wiki plugins" "wiki import" "wiki cited" "wiki tool" "policy check" profile \
+  recovery doctor; do
   # shellcheck disable=SC2086
   bad "aka: $cmd: --no-such-flag: unknown flag (see aka $cmd --help)" $cmd --no-such-flag x
 done
@@ -110,13 +114,15 @@ bad "plan-reviewers: --workspace: expected a value (WS)" plan-reviewers --worksp
 bad "wiki query: --limit: expected an integer in [1, 200]; got '0'" wiki query x --limit 0
 bad "wiki import: --out: expected a value (PLUGIN_DIR)" wiki import d --out
 bad "policy check: --json: takes no value; got 'yes'" policy check --json=yes
+bad "profile: --level: expected one of survey, sol, deep; got 'x'" profile --level x
+bad "profile: --top-kernels: expected an integer in [1, 1000]; got '0'" profile --top-kernels 0
 bad "recovery: --json: takes no value; got 'yes'" recovery status --json=yes
 bad "recovery: expected status, stop or resume; got 'restart'" recovery restart
 bad "doctor: --agent: expected one of claude, qodercli, codex, pi, builtin; got 'x'" doctor --agent x
 bad "sandbox: 'frob': unknown subcommand; expected one of run" sandbox frob
 set +e; "$AKA_BIN" wiki frob >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e # then wiki's usage
 [ "$rc" = 2 ] && head -1 "$tmp/err" |
-  grep -qF "wiki: 'frob': unknown subcommand; expected one of query, show, check, import, plugins" ||
+  grep -qF "wiki: 'frob': unknown subcommand; expected one of query, show, check, import, plugins, cited, tool" ||
   fail "aka wiki frob: exit $rc: $(head -1 "$tmp/err")"
 echo "ok: a bad value names the command, the flag and what was expected, exit 2"
 

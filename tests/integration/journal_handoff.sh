@@ -79,7 +79,7 @@ expect 0 "$AKA" journal append --experiment-json '{"idea":"unroll by 4","eval_id
 grep -q 'experiment 1' "$TMP/out" || fail "append receipt: $(cat "$TMP/out")"
 # Found through $ATREX_AKA_WORKTREE from elsewhere.
 (cd "$TMP" && ATREX_AKA_WORKTREE=$WT expect 0 "$AKA" journal append \
-    --experiment-json '{"idea":"vectorize","timestamp":"2026-01-01T01:00:00Z","wiki_refs":["hw.h200.smem"]}')
+    --experiment-json '{"idea":"vectorize","timestamp":"2026-01-01T01:00:00Z","wiki_refs":["nvidia.h200.hbm-bandwidth"]}')
 grep -q 'experiment 2' "$TMP/out" || fail "append receipt: $(cat "$TMP/out")"
 
 # 4a. bad input while in progress
@@ -142,7 +142,7 @@ check(j["episode"] == 3 and j["memory_version"] == 4 and j["base_commit"] == bas
 check([e.get("idea") for e in j["experiments"]] == ["unroll by 4", "vectorize"], "experiments")
 check(all(e.get("timestamp") for e in j["experiments"]), "timestamps")
 check(j["experiments"][1]["timestamp"] == "2026-01-01T01:00:00Z", "given timestamp kept")
-check(j["experiments"][1]["wiki_refs"] == ["hw.h200.smem"], "wiki_refs kept")
+check(j["experiments"][1]["wiki_refs"] == ["nvidia.h200.hbm-bandwidth"], "wiki_refs kept")
 check(j["outcome"] == {"summary": "vectorized loads: 1.3x", "next_directions": ["tensor cores"]},
       "outcome")
 check(j["finalized_at"], "finalized_at")
@@ -151,4 +151,19 @@ EOF
 
 # A handoff already written: a rejected one leaves it byte-identical.
 expect_bad 'journal.json: state: expected pivot' "$AKA" handoff --status pivot
+# 5. A journal citing a wiki id that no record has: the handoff is invalid, naming the id,
+#    and nothing is written (the supervisor's completion check applies the same rule).
+WT2=$TMP/wt2
+mkdir -p "$WT2/.aka"
+cat >"$WT2/.aka/journal.json" <<EOF
+{"schema_version": 1, "episode": 3, "memory_version": 4, "base_commit": "$BASE",
+ "episode_branch": "aka/episode-3", "state": "pivot", "experiments": [{"idea": "x",
+ "timestamp": "2026-01-01T01:00:00Z", "wiki_refs": ["nvidia.h200.hbm-bandwidth", "nvidia.h200.made-up"]}],
+ "outcome": {"summary": "s", "next_directions": []}, "created_at": "2026-01-01T00:00:00Z",
+ "finalized_at": "2026-01-01T02:00:00Z", "candidate_commit": null}
+EOF
+ATREX_AKA_WORKTREE=$WT2 expect 2 "$AKA" handoff --status pivot
+grep -q 'experiments\[0\].wiki_refs\[1\]: expected the id of an existing wiki record; got "nvidia.h200.made-up"' \
+    "$TMP/err" || fail "missing wiki id: $(cat "$TMP/err")"
+[ ! -e "$WT2/.aka/handoff.json" ] || fail "a handoff citing a missing wiki id was written"
 echo "journal_handoff: ok"

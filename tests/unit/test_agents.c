@@ -489,6 +489,7 @@ static void test_guard_rules(void **state)
         "cat /srv/gw/gateway.json",
         "aka gateway status",
         "aka eval --shape-id 3",
+        "aka profile --level sol --kernel-regex add --shape-id 3",
         "python3 bench.py",
         "rm -rf /srv/gw-other",
         "grep -r ncu .",
@@ -634,16 +635,14 @@ static void test_brief_render(void **state)
     static const char *const names[] = {
         "v1.md",     "fast.md", "full.md", "goal.md", "policy_review.md", "problem_authoring.md",
         "resume.md", NULL};
-    const struct aka_brief_var all[] = {{"operator", "o"},      {"framework", "f"},
-                                        {"platform", "p"},      {"mode", "m"},
-                                        {"kernel_file", "k"},   {"mode_policy", "mp"},
-                                        {"skills_hint", "s"},   {"notes", "n"},
-                                        {"episode", "1"},       {"memory_version", "2"},
-                                        {"trials", "5"},        {"incumbent_summary", "i"},
-                                        {"goal", "g"},          {"stall_summary", "x"},
-                                        {"candidate_dir", "c"}, {"verdict_file", "v"},
-                                        {"op_dir", "d"},        {"output_file", "o"},
-                                        {"diagnosis", "why"},   {NULL, NULL}};
+    const struct aka_brief_var all[] = {
+        {"operator", "o"},       {"framework", "f"},      {"platform", "p"},
+        {"mode", "m"},           {"kernel_file", "k"},    {"mode_policy", "mp"},
+        {"skills_hint", "s"},    {"notes", "n"},          {"episode", "1"},
+        {"memory_version", "2"}, {"trials", "5"},         {"incumbent_summary", "i"},
+        {"goal", "g"},           {"stall_summary", "x"},  {"candidate_dir", "c"},
+        {"verdict_file", "v"},   {"op_dir", "d"},         {"output_file", "o"},
+        {"diagnosis", "why"},    {"memory_digest", "md"}, {NULL, NULL}};
     for (size_t i = 0; names[i]; i++) {
         aka_path_join(&path, AKA_SOURCE_DIR "/runtime/prompts", names[i]);
         if (aka_brief_render(path.buf, all, &out, &err) < 0)

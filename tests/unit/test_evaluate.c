@@ -457,6 +457,86 @@ static void t_production_score(void **state)
     aka_operator_release(&op);
 }
 
+/* ---- aka profile's job ------------------------------------------------------------------- */
+
+/* A profiler stand-in: finds --log-file F, runs the rest (the harness), writes a CSV to F. */
+static const char fake_profiler[] =
+    "#!/bin/sh\n"
+    "printf '%s\\n' \"$@\" >\"$(dirname \"$0\")/argv.txt\"\n"
+    "while [ \"$1\" != --log-file ]; do shift; done\n"
+    "out=$2; shift 2\n"
+    "\"$@\"; rc=$?\n"
+    "printf '\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\\n' >\"$out\"\n"
+    "exit $rc\n";
+
+/* The evaluator runs the harness under the profiler it is given and brings the export back;
+ * the verdict is still the harness's. (On the CPU, with a stand-in: no ncu here.) */
+static void t_profile_job(void **state)
+{
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf dir = STRBUF_INIT, bin = STRBUF_INIT, out_dir = STRBUF_INIT, p = STRBUF_INIT;
+    struct strvec prof = STRVEC_INIT, ids = STRVEC_INIT;
+    struct aka_sandbox_transport t;
+    struct aka_sandbox_local_opts lo = {NULL, NULL};
+    struct aka_eval_outcome out;
+    (void)state;
+    /* Not under /tmp: a job's /tmp is its own, so a bind there is refused. */
+    assert_int_equal(aka_make_temp_dir("/var/tmp", "aka-profjob", &dir, &err), 0);
+    aka_path_join(&bin, dir.buf, "bin");
+    aka_path_join(&out_dir, dir.buf, "out");
+    assert_int_equal(aka_mkdir_p(bin.buf, 0755, &err), 0);
+    aka_path_join(&p, bin.buf, "fakeprof");
+    assert_int_equal(aka_write_file_atomic(p.buf, fake_profiler, strlen(fake_profiler), 0755, &err),
+                     0);
+    strvec_push(&prof, p.buf);
+    strvec_push(&prof, "--csv");
+    strvec_push(&ids, "n4k");
+    aka_sandbox_local(&t, &lo);
+    t.isolation = AKA_SBX_NONE;
+    struct aka_eval_request req = {.op_dir = AKA_SOURCE_DIR "/examples/ops/vector_add",
+                                   .kernel =
+                                       AKA_SOURCE_DIR "/examples/ops/vector_add/seeds/C/kernel.c",
+                                   .framework = "C",
+                                   .platform = "cpu",
+                                   .repo_root = AKA_SOURCE_DIR,
+                                   .shape_ids = &ids,
+                                   .multi_seed = 1,
+                                   .timed_runs = 1,
+                                   .warmup = 1,
+                                   .profiler = &prof,
+                                   .profiler_dir = bin.buf,
+                                   .artifact_dir = out_dir.buf};
+    aka_eval_outcome_init(&out);
+    int rc = aka_evaluate(&t, &req, &out, &err);
+    if (rc != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(out.exit_code, 0); /* the harness's verdict: a pass */
+    aka_path_join(&p, out_dir.buf, AKA_EVAL_PROFILE_EXPORT);
+    struct strbuf text = STRBUF_INIT;
+    assert_int_equal(aka_read_file(p.buf, &text, 1 << 20, &err), 0);
+    assert_non_null(strstr(text.buf, "gpu__time_duration.sum"));
+    aka_path_join(&p, bin.buf, "argv.txt"); /* the profiler's flags, then the harness */
+    strbuf_reset(&text);
+    assert_int_equal(aka_read_file(p.buf, &text, 1 << 20, &err), 0);
+    assert_non_null(strstr(text.buf, "--csv\n--log-file\n" AKA_EVAL_PROFILE_EXPORT "\nbash\n"));
+    /* the profiler must be named by an absolute path */
+    free(prof.v[0]);
+    prof.v[0] = aka_xstrdup("fakeprof");
+    aka_eval_outcome_release(&out);
+    aka_eval_outcome_init(&out);
+    assert_int_equal(aka_evaluate(&t, &req, &out, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_USAGE);
+    aka_eval_outcome_release(&out);
+    aka_remove_tree(dir.buf, &err);
+    strbuf_release(&text);
+    strbuf_release(&dir);
+    strbuf_release(&bin);
+    strbuf_release(&out_dir);
+    strbuf_release(&p);
+    strvec_clear(&prof);
+    strvec_clear(&ids);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -472,6 +552,7 @@ int main(void)
         cmocka_unit_test(t_platforms_and_frameworks),
         cmocka_unit_test(t_record_append),
         cmocka_unit_test(t_production_score),
+        cmocka_unit_test(t_profile_job),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     strvec_clear(&g_ids);

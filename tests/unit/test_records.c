@@ -949,6 +949,80 @@ static void t_helpers(void **state)
     assert_false(aka_record_is_hex(NULL, 0));
 }
 
+/* ---- what a campaign learns (memory_digest.c) ------------------------------------------- */
+
+/* A journal of 30 experiments with 5,000-byte fields and 5 directions: compacted, bounded. */
+static json_t *big_journal(void)
+{
+    char *big = malloc(5001);
+    memset(big, 'x', 5000);
+    big[5000] = '\0';
+    json_t *exps = json_array();
+    for (int i = 0; i < 30; i++)
+        json_array_append_new(exps, json_pack("{s:s, s:s, s:s, s:i, s:[s]}", "name", big, "result",
+                                              i % 2 ? "reverted: slower" : "kept", "decision",
+                                              i % 2 ? "reject" : "keep", "extra", i, "wiki_refs",
+                                              "nvidia.h200.hbm-bandwidth"));
+    json_t *j = json_pack("{s:o, s:{s:s, s:[s,s,s,s,s]}}", "experiments", exps, "outcome",
+                          "summary", "s", "next_directions", "a", "b", "c", "d", big);
+    free(big);
+    return j;
+}
+
+static void t_memory_learned(void **state)
+{
+    (void)state;
+    json_t *j = big_journal(), *v;
+    json_t *ex = aka_memory_experience(j);
+    size_t i;
+    assert_int_equal(json_integer_value(json_object_get(ex, "experiment_count")), 30);
+    json_t *list = json_object_get(ex, "experiments");
+    assert_int_equal(json_array_size(list), AKA_MEMORY_MAX_EXPERIMENTS); /* the latest ones */
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(list, 0), "index")),
+                     30 - AKA_MEMORY_MAX_EXPERIMENTS + 1);
+    json_array_foreach(list, i, v)
+    {
+        const char *name = json_string_value(json_object_get(v, "name"));
+        assert_int_equal(strlen(name), AKA_MEMORY_FIELD_CAP + strlen(" [truncated]"));
+        assert_non_null(strstr(json_string_value(json_object_get(v, "details")), "\"extra\""));
+    }
+    json_t *dirs = aka_memory_open_directions(j);
+    assert_int_equal(json_array_size(dirs), AKA_MEMORY_MAX_DIRECTIONS);
+    json_t *cites = aka_memory_wiki_citations(j);
+    assert_int_equal(json_array_size(cites), 30);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cites, 1), "disposition")),
+                        "reject");
+    json_t *pe = aka_memory_profile_evidence(j, NULL);
+    assert_string_equal(json_string_value(json_object_get(pe, "bottleneck_type")), "not_profiled");
+    /* Ten records with all of that: the digest stays within its cap, newest first. */
+    json_t *recs[10];
+    for (int r = 0; r < 10; r++) {
+        recs[r] = json_pack("{s:s, s:s, s:{s:i, s:s}, s:O, s:O}", "version", "v1", "status",
+                            "pivot", "episode", "number", r + 1, "kind", "fast", "experience", ex,
+                            "open_directions", dirs);
+        json_object_set_new(recs[r], "version", json_sprintf("v%d", r + 1));
+    }
+    struct strbuf out = STRBUF_INIT;
+    aka_memory_digest((const json_t *const *)recs, 10, AKA_MEMORY_DIGEST_CAP, &out);
+    assert_true(out.len <= AKA_MEMORY_DIGEST_CAP + 80);
+    assert_non_null(strstr(out.buf, "- v10 (episode 10, fast): pivot"));
+    assert_non_null(strstr(out.buf, "older record(s) left out"));
+    assert_non_null(strstr(out.buf, "  dead end: "));
+    for (char *line = out.buf; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        size_t n = strchr(line, '\n') ? (size_t)(strchr(line, '\n') - line) : strlen(line);
+        assert_true(n <= AKA_MEMORY_DIGEST_LINE + 16);
+    }
+    strbuf_release(&out);
+    for (int r = 0; r < 10; r++)
+        json_decref(recs[r]);
+    json_decref(j);
+    json_decref(ex);
+    json_decref(dirs);
+    json_decref(cites);
+    json_decref(pe);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -960,6 +1034,7 @@ int main(void)
         cmocka_unit_test(t_journal_wiki_refs),      cmocka_unit_test(t_journal_ops_table),
         cmocka_unit_test(t_journal_docs_table),     cmocka_unit_test(t_handoff_table),
         cmocka_unit_test(t_handoff_terminal),       cmocka_unit_test(t_helpers),
+        cmocka_unit_test(t_memory_learned),
     };
     return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
 }
