@@ -232,6 +232,9 @@ json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_nat
         "eval_id", o->eval_id, "kernel_sha256", o->kernel_sha256, "seeds", seeds, "warmup",
         o->warmup, "reps", o->reps, "llc_bytes", (json_int_t)o->llc_bytes, "rotate_budget_bytes",
         (json_int_t)o->rotate_budget, "shapes", shapes);
+    if (op->native.language == AKA_LANG_C)
+        json_object_set_new(plan, "cpu_timing",
+                            json_string(op->native.wall_timing ? "wall" : "cpu_time"));
     for (size_t i = 0; i < op->shapes.n; i++)
         if (wanted(o->shape_ids, op->shapes.v[i].id) &&
             shape_json(op, &op->shapes.v[i], shapes, err) < 0) {

@@ -15,11 +15,12 @@
  * against the reference runner's outputs for the same inputs, which it computed
  * in the reference phase. The runner cannot tell a checked run from another.
  *
- * Latency: on the CPU the judge's own clock around the call (go → done) plus the
- * CPU time the runner's process spent on the request outside it beyond what the pinger
- * needed for the same handshake (work moved out of the window is charged, not only
- * looked for); on a device the runner's CUDA events. Cross-checks (hx_cross_check), each a
- * failure named "timing tampered":
+ * Latency: on the CPU, when the plan asks for "cpu_time" (single-threaded CPU kernels, the
+ * native default), the CPU time the runner's process spent on the whole request beyond
+ * what the pinger needed for the same handshake; else ("wall") the judge's own clock
+ * around the call (go → done) plus that CPU time outside it (work moved out of the window
+ * is charged, not only looked for); on a device the runner's CUDA events. Cross-checks
+ * (hx_cross_check), each a failure named "timing tampered":
  *   - every timed run: the runner's own number must lie inside the judge's
  *     window around the call (it is measured inside it);
  *   - per shape, against the reference runner's distribution (phases[] below):
@@ -69,6 +70,12 @@
  * A shape that fails these limits is timed once more, fresh; it fails when both attempts
  * do, and its latency comes from the attempt that passed (harness_flow.c).
  */
+/* What the result's timing.method says: the target's, or on the CPU "cpu_time". */
+const char *hx_timing_method(const hx_eval *ev)
+{
+    return !ev->tg->device && ev->plan->cpu_time ? "cpu_time" : ev->tg->method;
+}
+
 static const struct {
     const char *name, *what;
     double floor_cpu, floor_dev, rel, rel_call_cpu;
@@ -130,10 +137,19 @@ static void record(hx_eval *ev, hx_timed *tm, int k, const hx_call *c, double pr
     /* Negative only when the runner was preempted inside the window, which hides nothing:
      * clamped, so a loaded machine's preemptions do not drag the reference's baseline down. */
     tm->ph[HX_PH_EXCESS][k] = fmax(0, over - c->window_us);
-    /* CPU: the run is charged its excess too. Work moved out of the window then buys
+    /* CPU, wall: the run is charged its excess too. Work moved out of the window then buys
      * nothing, whatever the threshold of the check, and an honest runner pays only the
-     * handshake noise the pinger did not see, as the reference's runner does. */
-    tm->latency[k] = ev->tg->device ? rep : c->window_us + tm->ph[HX_PH_EXCESS][k];
+     * handshake noise the pinger did not see, as the reference's runner does.
+     * CPU, cpu_time: the runner process's CPU time over the whole request (every thread,
+     * wherever the work hid), less the pinger's for the same handshake. The kernel's
+     * accounting, read by the judge while the runner sleeps: preemption by other tasks on a
+     * shared host adds wall time, not CPU time, so it stays out of the latency. */
+    if (ev->tg->device)
+        tm->latency[k] = rep;
+    else if (ev->plan->cpu_time)
+        tm->latency[k] = fmax(over, 0);
+    else
+        tm->latency[k] = c->window_us + tm->ph[HX_PH_EXCESS][k];
     tm->ph[HX_PH_PREP][k] = prep;
     tm->ph[HX_PH_FETCH][k] = fetch;
 }

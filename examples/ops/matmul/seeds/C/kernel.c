@@ -59,6 +59,22 @@ static int64_t min64(int64_t x, int64_t y)
     return x < y ? x : y;
 }
 
+/* Packing buffer i of at least n floats, 64-byte aligned (a cache line, one AVX-512
+ * register). Kept from call to call: a fresh allocation of this size is a fresh mapping
+ * whose page faults would cost more than small shapes' whole product. */
+static float *scratch(int i, size_t n)
+{
+    static float *buf[2];
+    static size_t cap[2];
+    if (cap[i] < n) {
+        free(buf[i]);
+        cap[i] = (n + 15) / 16 * 16;
+        if (!(buf[i] = aligned_alloc(64, cap[i] * sizeof(float))))
+            cap[i] = 0;
+    }
+    return buf[i];
+}
+
 /* b[p0..p0+kc, 0..n] as NR-wide panels, each kc x NR row-major; columns past n are 0. */
 static void pack_b(const float *b, int64_t n, int64_t p0, int64_t kc, float *restrict out)
 {
@@ -132,16 +148,10 @@ int aka_kernel(const aka_tensor *inputs, int n_in, aka_tensor *outputs, int n_ou
     const float *b = (const float *)inputs[1].data;
     float *c = (float *)outputs[0].data;
     int64_t m = inputs[0].shape[0], k = inputs[0].shape[1], n = inputs[1].shape[1];
-    size_t bbytes = (size_t)(KC * CEIL_DIV(n, NR) * NR) * sizeof(float);
-    size_t abytes = (size_t)(KC * CEIL_DIV(MC, MR) * MR) * sizeof(float);
-    /* 64-byte alignment (a cache line, one AVX-512 register); sizes rounded up to it. */
-    float *bp = aligned_alloc(64, (bbytes + 63) / 64 * 64);
-    float *ap = aligned_alloc(64, (abytes + 63) / 64 * 64);
-    if (!ap || !bp) {
-        free(ap);
-        free(bp);
+    float *bp = scratch(0, (size_t)(KC * CEIL_DIV(n, NR) * NR));
+    float *ap = scratch(1, (size_t)(KC * CEIL_DIV(MC, MR) * MR));
+    if (!ap || !bp)
         return AKA_ERR_UNSUPPORTED; /* no memory for the packed panels */
-    }
     /* Outputs arrive with garbage in them (ABI): clear before accumulating. */
     memset(c, 0, (size_t)(m * n) * sizeof(float));
     for (int64_t p0 = 0; p0 < k; p0 += KC) {
@@ -153,7 +163,5 @@ int aka_kernel(const aka_tensor *inputs, int n_in, aka_tensor *outputs, int n_ou
             block(ap, bp, c + i0 * n, n, mc, kc);
         }
     }
-    free(ap);
-    free(bp);
     return AKA_OK;
 }
