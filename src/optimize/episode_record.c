@@ -108,6 +108,10 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
                                   ep->candidate[0] ? json_string(ep->candidate) : json_null()));
     json_object_set_new(doc, "verification",
                         ep->verification ? json_incref(ep->verification) : json_null());
+    /* How far from the platform's ceilings the version is (shown by `aka status`). */
+    json_object_set_new(doc, "roofline",
+                        aka_roofline_of(r->env.repo_root, r->ws.buf, r->camp.platform, &r->op,
+                                        json_object_get(doc, "performance"), true));
     return doc;
 }
 
