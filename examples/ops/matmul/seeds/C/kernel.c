@@ -19,21 +19,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The knobs in the order a person would try them (the search's tie-break: earlier knobs
+ * first): the vector instructions, the vector width of the micro-kernel, the optimization
+ * level that unrolls it into registers, its height, contraction into FMAs, then the cache
+ * blocking and loop unrolling. */
 /* aka:tune AKA_CC_ARCH in {generic, native} */
 #ifndef AKA_CC_ARCH
 #define AKA_CC_ARCH generic
 #endif
-/* aka:tune AKA_CC_FMA in {off, on} */
-#ifndef AKA_CC_FMA
-#define AKA_CC_FMA off
+/* aka:tune NR in {8, 16, 32} */
+#ifndef NR
+#define NR 16
+#endif
+/* aka:tune AKA_CC_OPT in {O2, O3} */
+#ifndef AKA_CC_OPT
+#define AKA_CC_OPT O2
 #endif
 /* aka:tune MR in {4, 6, 8} */
 #ifndef MR
 #define MR 4
 #endif
-/* aka:tune NR in {8, 16, 32} */
-#ifndef NR
-#define NR 16
+/* aka:tune AKA_CC_FMA in {off, on} */
+#ifndef AKA_CC_FMA
+#define AKA_CC_FMA off
 #endif
 /* aka:tune KC in {128, 256, 512} */
 #ifndef KC
@@ -42,10 +50,6 @@
 /* aka:tune MC in {48, 96, 192} */
 #ifndef MC
 #define MC 96
-#endif
-/* aka:tune AKA_CC_OPT in {O2, O3} */
-#ifndef AKA_CC_OPT
-#define AKA_CC_OPT O2
 #endif
 /* aka:tune AKA_CC_UNROLL in {off, on} */
 #ifndef AKA_CC_UNROLL
