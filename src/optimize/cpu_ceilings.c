@@ -36,55 +36,62 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* 12 independent accumulators cover the FMA latency (4 cycles) on two ports. */
+/* 12 independent accumulators cover the FMA latency (4 cycles) on two ports; named, not an
+ * array, so that they stay in registers without relying on the optimizer to unroll. */
+#define FMA12(fma)                                                                                 \
+    do {                                                                                           \
+        a0 = fma(a0, m, c), a1 = fma(a1, m, c), a2 = fma(a2, m, c), a3 = fma(a3, m, c);            \
+        a4 = fma(a4, m, c), a5 = fma(a5, m, c), a6 = fma(a6, m, c), a7 = fma(a7, m, c);            \
+        a8 = fma(a8, m, c), a9 = fma(a9, m, c), a10 = fma(a10, m, c), a11 = fma(a11, m, c);        \
+    } while (0)
+#define SUM12(add)                                                                                 \
+    add(add(add(add(a0, a1), add(a2, a3)), add(add(a4, a5), add(a6, a7))),                         \
+        add(add(a8, a9), add(a10, a11)))
+
 #if defined(__x86_64__)
 __attribute__((target("avx512f"))) static double fma_avx512(long iters)
 {
-    __m512 acc[12], m = _mm512_set1_ps(0.999999f), a = _mm512_set1_ps(1e-7f);
-    for (int i = 0; i < 12; i++)
-        acc[i] = _mm512_set1_ps((float)i);
+    __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+    __m512 a0 = _mm512_set1_ps(0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
+           a8 = a0, a9 = a0, a10 = a0, a11 = a0;
     for (long it = 0; it < iters; it++)
-        for (int i = 0; i < 12; i++)
-            acc[i] = _mm512_fmadd_ps(acc[i], m, a);
-    float out[16], s = 0;
-    for (int i = 1; i < 12; i++)
-        acc[0] = _mm512_add_ps(acc[0], acc[i]);
-    _mm512_storeu_ps(out, acc[0]);
-    for (int i = 0; i < 16; i++)
-        s += out[i];
-    return s; /* kept, so the loop is not dead code */
+        FMA12(_mm512_fmadd_ps);
+    return _mm512_reduce_add_ps(SUM12(_mm512_add_ps)); /* kept: the loop is not dead code */
 }
 
 __attribute__((target("avx2,fma"))) static double fma_avx2(long iters)
 {
-    __m256 acc[12], m = _mm256_set1_ps(0.999999f), a = _mm256_set1_ps(1e-7f);
-    for (int i = 0; i < 12; i++)
-        acc[i] = _mm256_set1_ps((float)i);
-    for (long it = 0; it < iters; it++)
-        for (int i = 0; i < 12; i++)
-            acc[i] = _mm256_fmadd_ps(acc[i], m, a);
+    __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+    __m256 a0 = _mm256_set1_ps(0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
+           a8 = a0, a9 = a0, a10 = a0, a11 = a0;
     float out[8], s = 0;
-    for (int i = 1; i < 12; i++)
-        acc[0] = _mm256_add_ps(acc[0], acc[i]);
-    _mm256_storeu_ps(out, acc[0]);
+    for (long it = 0; it < iters; it++)
+        FMA12(_mm256_fmadd_ps);
+    _mm256_storeu_ps(out, SUM12(_mm256_add_ps));
     for (int i = 0; i < 8; i++)
         s += out[i];
     return s;
 }
 #endif
 
+static float fma_f(float x, float m, float c)
+{
+    return x * m + c;
+}
+
+static float add_f(float x, float y)
+{
+    return x + y;
+}
+
 static double fma_scalar(long iters)
 {
     volatile float sink;
-    float acc[12], m = 0.999999f, a = 1e-7f, s = 0;
-    for (int i = 0; i < 12; i++)
-        acc[i] = (float)i;
+    float m = 0.999999f, c = 1e-7f, a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0,
+          a8 = 0, a9 = 0, a10 = 0, a11 = 0;
     for (long it = 0; it < iters; it++)
-        for (int i = 0; i < 12; i++)
-            acc[i] = acc[i] * m + a;
-    for (int i = 0; i < 12; i++)
-        s += acc[i];
-    sink = s;
+        FMA12(fma_f);
+    sink = SUM12(add_f);
     return sink;
 }
 
