@@ -172,6 +172,7 @@ typedef struct hx_call {
     int woke_judge;           /* done came while the judge slept: seen a wake-up late */
     double post_us;           /* done → seen asleep */
     double cpu_us;            /* its CPU time from the last time it was seen asleep to now */
+    double cpu_window_us;     /* of that, what it used between go and done (CALL) */
     double reported_us;       /* the runner's own measurement (CALL) */
     double ping_us;           /* the pinger's CPU time for a request right before this one */
     char error[HX_ERROR_TEXT];

@@ -142,14 +142,16 @@ static void record(hx_eval *ev, hx_timed *tm, int k, const hx_call *c, double pr
     /* CPU, wall: the run is charged its excess too. Work moved out of the window then buys
      * nothing, whatever the threshold of the check, and an honest runner pays only the
      * handshake noise the pinger did not see, as the reference's runner does.
-     * CPU, cpu_time: the runner process's CPU time over the whole request (every thread,
-     * wherever the work hid), less the pinger's for the same handshake. The kernel's
-     * accounting, read by the judge while the runner sleeps: preemption by other tasks on a
-     * shared host adds wall time, not CPU time, so it stays out of the latency. */
+     * CPU, cpu_time: the runner process's CPU time between go and done (every thread),
+     * plus what it used outside the window beyond the pinger's handshake (work moved
+     * before ready or after done is charged, as with wall). The kernel's accounting, read
+     * by the judge: preemption by other tasks on a shared host adds wall time, not CPU
+     * time, so it stays out of the latency. The pinger's noise only enters through the
+     * second term, clamped at 0, not as a signed error on the whole run. */
     if (ev->tg->device)
         tm->latency[k] = rep;
     else if (ev->plan->cpu_time)
-        tm->latency[k] = fmax(over, 0);
+        tm->latency[k] = c->cpu_window_us + fmax(0, c->cpu_us - c->cpu_window_us - c->ping_us);
     else
         tm->latency[k] = c->window_us + tm->ph[HX_PH_EXCESS][k];
     tm->ph[HX_PH_PREP][k] = prep;
