@@ -210,8 +210,9 @@ int aka_cpu_ceilings(bool measure, struct aka_hw_peaks *p);
  * unknown), or {"unknown": WHY}. */
 json_t *aka_roofline_json(const struct aka_utilization *u);
 /* The roofline object of a record's "performance" (its latency_us_by_shape) on platform:
- * the wiki's peaks, and on the CPU this host's measured ceilings (measured now when
- * measure and not cached yet). Never NULL. */
+ * the wiki's peaks (repo_root NULL: the wiki is not opened, nothing is written), and on
+ * the CPU this host's measured ceilings (measured now when measure and not cached yet).
+ * Never NULL. */
 json_t *aka_roofline_of(const char *repo_root, const char *workspace, const char *platform,
                         const struct aka_operator *op, const json_t *performance, bool measure);
 /* One line: "12.3 GFLOP/s of 140 (8.8%) · 0.4 GB/s of 11.2 (3.6%)"; "—" for unknowns. */

@@ -420,7 +420,10 @@ json_t *aka_roofline_of(const char *repo_root, const char *workspace, const char
         if (json_is_number(v))
             aka_shape_map_set(&lat, id, json_number_value(v));
     }
-    aka_hw_peaks_load(repo_root, workspace, platform, &p);
+    memset(&p, 0, sizeof(p));
+    snprintf(p.why, sizeof(p.why), "no ceilings read (the wiki is not opened here)");
+    if (repo_root) /* opening the wiki may build its cache: never from a read-only command */
+        aka_hw_peaks_load(repo_root, workspace, platform, &p);
     if (aka_platform_parse(platform, NULL, &pl, &ignored) == 0 && pl.vendor == AKA_VENDOR_CPU)
         aka_cpu_ceilings(measure, &p);
     aka_utilization_of(op, &lat, &p, &u);

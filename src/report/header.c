@@ -65,8 +65,7 @@ static void incumbent(const struct aka_report *r, struct strbuf *out)
 /*
  * The incumbent's roofline: the record's own "roofline" (written with every episode's
  * record), else, for records written before one (V0, V1), computed now from the record's
- * latencies and the ceilings already known (the wiki's, this host's cached CPU ones):
- * status measures nothing.
+ * latencies and this host's cached CPU ceilings: status measures nothing and opens no wiki.
  */
 static void roofline(const struct aka_report *r, struct strbuf *out)
 {
