@@ -28,6 +28,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM # through cleanup: the compile loops stop with the script
 cc -O2 -I"$src/src" bench/abba_decide.c src/optimize/verify_stats.c -o "$tmp/abba_decide" \
   "$build/libaka_base.a" $(pkg-config --libs jansson libcrypto libarchive) -lm || exit 1
 # The kernels: knobs fixed by #define, so every `aka eval` compiles the same bytes.
