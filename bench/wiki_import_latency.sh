@@ -20,7 +20,13 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-wiki-import-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 export XDG_CACHE_HOME=$TMP/cache XDG_DATA_HOME=$TMP/data HOME=$TMP/home
 unset ATREX_AKA_WORKSPACE ATREX_AKA_HOME
-python3 "$SRC/tests/wiki/gen_upstream_wiki.py" "$TMP/store"
+# AKA_WIKI_STORE: a real upstream gpu-wiki/ directory instead of the generated one (e.g.
+# `git archive` of alibaba/atrex-kernel-agent's gpu-wiki, fetched where a network exists).
+if [ -n "${AKA_WIKI_STORE:-}" ]; then
+    ln -s "$AKA_WIKI_STORE" "$TMP/store"
+else
+    python3 "$SRC/tests/wiki/gen_upstream_wiki.py" "$TMP/store"
+fi
 mkdir -p "$XDG_DATA_HOME/aka/plugins"
 t0=$EPOCHREALTIME
 "$AKA_BIN" wiki --repo-root "$SRC" import "$TMP/store" --out "$XDG_DATA_HOME/aka/plugins/upstream-gen" \

@@ -109,6 +109,16 @@ bool aka_tune_nearest(const struct aka_knob_space *s, const struct aka_tune_hist
 bool aka_tune_random(const struct aka_knob_space *s, const struct aka_tune_history *h,
                      const char *text, uint64_t *rng, size_t *out);
 
+/*
+ * The next configuration of a search around best (the best measured so far): coordinate
+ * descent (aka_tune_nearest), a random restart once every neighbour of best is tried, and
+ * with restarts_often a random restart on every even trial. Never a tried configuration;
+ * false when none is left.
+ */
+bool aka_tune_next(const struct aka_knob_space *s, const struct aka_tune_history *h,
+                   const char *text, bool restarts_often, int trial, const size_t *best,
+                   uint64_t *rng, size_t *out);
+
 /* ---- the agent --------------------------------------------------------------------------- */
 
 enum aka_episode_kind { AKA_EPISODE_FAST = 0, AKA_EPISODE_FULL, AKA_EPISODE_GOAL };

@@ -212,15 +212,12 @@ static int ctx_init(struct tune_ctx *c, const struct aka_tune_agent_opts *o, str
 
 static const char *const kind_names[] = {"fast", "full", "goal"};
 
-/* The next configuration: nearest the best (coordinate descent), or in goal episodes a
- * random restart on every other trial. */
+/* The next configuration (aka_tune_next): goal episodes restart at random more often. */
 static bool next_config(struct tune_ctx *c, int trial, const size_t *best, uint64_t *rng,
                         size_t *out)
 {
-    if (c->kind == AKA_EPISODE_GOAL && trial % 2 == 0 &&
-        aka_tune_random(&c->space, &c->hist, c->text.buf, rng, out))
-        return true;
-    return aka_tune_nearest(&c->space, &c->hist, c->text.buf, best, out);
+    return aka_tune_next(&c->space, &c->hist, c->text.buf, c->kind == AKA_EPISODE_GOAL, trial, best,
+                         rng, out);
 }
 
 static json_t *experiment(const struct tune_ctx *c, const char *name, const struct tune_trial *t,

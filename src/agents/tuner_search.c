@@ -9,9 +9,11 @@
  * and the knob-free re-evaluation of every committed candidate).
  *
  * Order: coordinate descent is "the untried configuration nearest the centre",
- * where distance 1 is one knob moved to a neighbouring value; goal episodes
- * draw uniformly from what is left, with a seeded generator so a campaign
- * replays identically.
+ * where distance 1 is one knob moved to a neighbouring value; once every
+ * neighbour of the best is tried (a local optimum) the next trial is a random
+ * restart, and goal episodes restart on every other trial. Random draws are
+ * uniform over what is left, with a seeded generator so a campaign replays
+ * identically.
  */
 #include "agents/tuner.h"
 #include "base/sha256.h"
@@ -210,5 +212,27 @@ bool aka_tune_random(const struct aka_knob_space *s, const struct aka_tune_histo
             break;
     }
     memcpy(out, idx, s->n * sizeof(*idx));
+    return true;
+}
+
+static size_t distance(const struct aka_knob_space *s, const size_t *a, const size_t *b)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < s->n; i++)
+        d += a[i] > b[i] ? a[i] - b[i] : b[i] - a[i];
+    return d;
+}
+
+bool aka_tune_next(const struct aka_knob_space *s, const struct aka_tune_history *h,
+                   const char *text, bool restarts_often, int trial, const size_t *best,
+                   uint64_t *rng, size_t *out)
+{
+    if (restarts_often && trial % 2 == 0 && aka_tune_random(s, h, text, rng, out))
+        return true;
+    if (!aka_tune_nearest(s, h, text, best, out))
+        return false;
+    /* Nothing left next to the best: a descent from there only creeps outwards. */
+    if (distance(s, out, best) > 1)
+        aka_tune_random(s, h, text, rng, out);
     return true;
 }

@@ -597,17 +597,32 @@ static int read_build(struct nctx *n, json_t *root)
     return 0;
 }
 
+/* "timing": "cpu_time" (default) or "wall"; a C operator's choice, CUDA times on the device. */
+static int read_timing(struct nctx *n, json_t *root)
+{
+    static const char *const choices[] = {"cpu_time", "wall", NULL};
+    int which = 0;
+    if (jget_enum(&n->c, root, "", "timing", false, choices, &which) < 0)
+        return -1;
+    if (json_object_get(root, "timing") && n->op->native.language == AKA_LANG_CUDA)
+        return jfail(&n->c, "timing",
+                     "expected no \"timing\" for a CUDA operator (it is timed on the device)");
+    n->op->native.wall_timing = which == 1;
+    return 0;
+}
+
 static int read_all(struct nctx *n, json_t *root)
 {
     static const char *const keys[] = {
-        "schema",          "name",   "description", "language",  "abi",       "dims",
-        "tensors",         "params", "shapes",      "tolerance", "reference", "entry",
-        "reference_entry", "cflags", "tune",        "roofline",  "seeds",     NULL};
+        "schema",    "name",    "description",     "language", "abi",
+        "dims",      "tensors", "params",          "shapes",   "tolerance",
+        "reference", "entry",   "reference_entry", "cflags",   "tune",
+        "roofline",  "seeds",   "timing",          NULL};
     if (jexpect_obj(&n->c, root, "") < 0 || read_header(n, root) < 0 ||
         jcheck_keys(&n->c, root, "", keys) < 0 || read_dims(n, root) < 0 ||
         read_tensors(n, root) < 0 || read_tolerance(n, root) < 0 || read_shapes(n, root) < 0 ||
         check_sizes(n, root) < 0 || read_params(n, root) < 0 || read_tune(n, root) < 0 ||
-        read_roofline(n, root) < 0 || read_build(n, root) < 0)
+        read_roofline(n, root) < 0 || read_build(n, root) < 0 || read_timing(n, root) < 0)
         return -1;
     return 0;
 }
@@ -640,14 +655,20 @@ json_t *aka_native_details_json(const struct aka_operator *op)
                                     : json_integer(p->ivalue);
         json_object_set_new(params, p->name, val);
     }
-    return json_pack("{s:s, s:s, s:I, s:o, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "language",
-                     languages[nv->language], "abi_header", nv->abi_header, "abi_version",
-                     (json_int_t)nv->abi_version, "dims", aka_json_string_array(&nv->dims),
-                     "reference", nv->reference_file, "entry", nv->entry, "reference_entry",
-                     nv->reference_entry, "cflags", aka_json_string_array(&nv->cflags), "params",
-                     params, "tune", nv->tune ? json_deep_copy(nv->tune) : json_null(), "roofline",
-                     nv->roofline_flops ? json_pack("{s:s, s:s}", "flops", nv->roofline_flops,
-                                                    "bytes", nv->roofline_bytes)
-                                        : json_null(),
-                     "seeds", nv->seeds_dir ? json_string(nv->seeds_dir) : json_null());
+    json_t *o =
+        json_pack("{s:s, s:s, s:I, s:o, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "language",
+                  languages[nv->language], "abi_header", nv->abi_header, "abi_version",
+                  (json_int_t)nv->abi_version, "dims", aka_json_string_array(&nv->dims),
+                  "reference", nv->reference_file, "entry", nv->entry, "reference_entry",
+                  nv->reference_entry, "cflags", aka_json_string_array(&nv->cflags), "params",
+                  params, "tune", nv->tune ? json_deep_copy(nv->tune) : json_null(), "roofline",
+                  nv->roofline_flops ? json_pack("{s:s, s:s}", "flops", nv->roofline_flops, "bytes",
+                                                 nv->roofline_bytes)
+                                     : json_null(),
+                  "seeds", nv->seeds_dir ? json_string(nv->seeds_dir) : json_null());
+    json_object_set_new(o, "timing",
+                        nv->language == AKA_LANG_CUDA ? json_string("cuda_event")
+                        : nv->wall_timing             ? json_string("wall")
+                                                      : json_string("cpu_time"));
+    return o;
 }

@@ -217,6 +217,9 @@ struct aka_native {
     json_t *tune;         /* object knob → non-empty array of distinct scalars, or NULL */
     char *roofline_flops; /* expressions over dims, or NULL */
     char *roofline_bytes;
+    /* "timing": CPU latency from the runner's CPU time (the default for C: single-threaded
+     * kernels) or from the judge's wall clock (kernels that run threads) */
+    bool wall_timing;
     char *seeds_dir; /* relative to the op dir, or NULL */
 };
 

@@ -304,8 +304,8 @@ static int get_seeds(const struct jctx *c, json_t *obj, struct aka_result *r)
 }
 
 /* How a harness timed; "none" when nothing was timed (e.g. every shape failed). */
-static const char *const timing_methods[] = {"cuda_event", "cuda_graph", "cpu_monotonic", "none",
-                                             NULL};
+static const char *const timing_methods[] = {"cuda_event", "cuda_graph", "cpu_monotonic",
+                                             "cpu_time",   "none",       NULL};
 
 static int get_timing(const struct jctx *c, json_t *obj, struct aka_timing *t)
 {

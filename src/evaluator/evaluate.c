@@ -232,6 +232,9 @@ json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_nat
         "eval_id", o->eval_id, "kernel_sha256", o->kernel_sha256, "seeds", seeds, "warmup",
         o->warmup, "reps", o->reps, "llc_bytes", (json_int_t)o->llc_bytes, "rotate_budget_bytes",
         (json_int_t)o->rotate_budget, "shapes", shapes);
+    if (op->native.language == AKA_LANG_C)
+        json_object_set_new(plan, "cpu_timing",
+                            json_string(op->native.wall_timing ? "wall" : "cpu_time"));
     for (size_t i = 0; i < op->shapes.n; i++)
         if (wanted(o->shape_ids, op->shapes.v[i].id) &&
             shape_json(op, &op->shapes.v[i], shapes, err) < 0) {
@@ -452,13 +455,30 @@ static int native_files(struct eval_ctx *c, struct aka_err *err)
     return rc;
 }
 
+/* The compiler flags of the AKA_CC_* knobs (--tune, else the kernel's #defines), after the
+ * -D flags so that they come last on the kernel's command line and win over cflags. A CUDA
+ * kernel's host flags do not reach its device code: nvcc gets none of them. */
+static int cc_flags(struct eval_ctx *c, struct strvec *out, struct aka_err *err)
+{
+    struct strbuf text = STRBUF_INIT;
+    struct strvec flags = STRVEC_INIT;
+    int rc = c->cuda ? 0 : aka_read_file(c->kernel.buf, &text, (size_t)64 << 20, err);
+    if (rc == 0 && !c->cuda)
+        rc = aka_cc_knob_flags(c->req->kernel, text.buf, c->req->tune, &flags, err);
+    for (size_t i = 0; rc == 0 && i < flags.n; i++)
+        strvec_push(out, flags.v[i]);
+    strvec_clear(&flags);
+    strbuf_release(&text);
+    return rc;
+}
+
 /* bash run_native.sh LANG ARCH ENTRY REF_ENTRY -- CFLAGS... -- KNOBS... */
 static int native_job(struct eval_ctx *c, struct aka_err *err)
 {
     struct strvec *a = &c->job.argv;
     struct strvec knobs = STRVEC_INIT;
     if (native_files(c, err) < 0 || write_plan(c, err) < 0 ||
-        knob_flags(&c->op, c->req->tune, &knobs, err) < 0) {
+        knob_flags(&c->op, c->req->tune, &knobs, err) < 0 || cc_flags(c, &knobs, err) < 0) {
         strvec_clear(&knobs);
         return -1;
     }

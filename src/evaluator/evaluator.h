@@ -134,6 +134,22 @@ struct aka_native_plan_opts {
 json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_native_plan_opts *o,
                              struct aka_err *err);
 
+/*
+ * Compiler flags as knobs (cc_knobs.c): AKA_CC_* names, each value one flag of a closed
+ * table or none. aka_cc_knob_flags appends the flags of every AKA_CC_* knob that --tune
+ * (tune: "NAME=VALUE" strings) or else a "#define AKA_CC_NAME VALUE" line of text sets;
+ * an unknown name or value is code 2 naming "--tune NAME=VALUE" or "LABEL:LINE".
+ */
+bool aka_cc_knob_name(const char *name);
+int aka_cc_knob_flag(const char *where, const char *name, const char *value, const char **flag,
+                     struct aka_err *err);
+int aka_cc_knob_flags(const char *label, const char *text, const struct strvec *tune,
+                      struct strvec *out, struct aka_err *err);
+/* The table, for tests and listings: knob i's name, and its value v (NULL past the last). */
+size_t aka_cc_knob_count(void);
+const char *aka_cc_knob_name_at(size_t i);
+const char *aka_cc_knob_at(size_t i, size_t v, const char **flag);
+
 /* What a verdict is checked against. */
 struct aka_eval_expect {
     const char *evaluator; /* name for synthesized results ("aka.native.c", ...) */

@@ -150,6 +150,10 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
     if (ep->policy) /* production only: what the source gate decided */
         json_object_set_new(doc, "policy", json_incref(ep->policy));
     learned(ep, doc);
+    /* How far from the platform's ceilings the version is (shown by `aka status`). */
+    json_object_set_new(doc, "roofline",
+                        aka_roofline_of(r->env.repo_root, r->ws.buf, r->camp.platform, &r->op,
+                                        json_object_get(doc, "performance"), true));
     return doc;
 }
 

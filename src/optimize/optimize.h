@@ -197,11 +197,34 @@ struct aka_utilization {
     double bandwidth_pct; /* < 0: unknown */
     char why[256];        /* !known: what is missing */
     char basis[256];      /* known: the peaks used and their records */
+    /* Over every shape: work / time (< 0: unknown), and the ceilings used (< 0: none). */
+    double flops_per_s, bytes_per_s, peak_flops_per_s, peak_bytes_per_s;
 };
 
 /* The utilization of the version whose per-shape latencies (µs) are lat_us. */
 void aka_utilization_of(const struct aka_operator *op, const struct aka_shape_map *lat_us,
                         const struct aka_hw_peaks *p, struct aka_utilization *u);
+
+/*
+ * This host's one-core CPU ceilings (cpu_ceilings.c), put first in p as "fp32_tflops" and
+ * "memory_bandwidth": from the per-user cache, else, with measure, from a one-second
+ * microbenchmark (peak FMA rate; memcpy of 256 MiB buffers) whose result is cached.
+ * -1 when not known (p->why says so when p holds nothing else).
+ */
+int aka_cpu_ceilings(bool measure, struct aka_hw_peaks *p);
+
+/* The roofline of a version, for records and `aka status`: {"gflop_per_s", "gb_per_s",
+ * "peak_gflop_per_s", "peak_gb_per_s", "flop_pct", "bandwidth_pct", "basis"} (null where
+ * unknown), or {"unknown": WHY}. */
+json_t *aka_roofline_json(const struct aka_utilization *u);
+/* The roofline object of a record's "performance" (its latency_us_by_shape) on platform:
+ * the wiki's peaks (repo_root NULL: the wiki is not opened, nothing is written), and on
+ * the CPU this host's measured ceilings (measured now when measure and not cached yet).
+ * Never NULL. */
+json_t *aka_roofline_of(const char *repo_root, const char *workspace, const char *platform,
+                        const struct aka_operator *op, const json_t *performance, bool measure);
+/* One line: "12.3 GFLOP/s of 140 (8.8%) · 0.4 GB/s of 11.2 (3.6%)"; "—" for unknowns. */
+void aka_roofline_line(const json_t *roofline, struct strbuf *out);
 
 /* ---- multi-framework dispatch (dispatch.c) ------------------------------------------------ */
 

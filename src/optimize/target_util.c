@@ -274,8 +274,8 @@ static double flop_seconds(const struct work *w, const struct aka_hw_peaks *p, c
 /* ---- utilization ------------------------------------------------------------------------ */
 
 struct totals {
-    double seconds, bytes, flop_seconds;
-    bool bytes_known, flops_known;
+    double seconds, bytes, flop_seconds, flops;
+    bool bytes_known, flops_known, flop_counts_known;
     const char *flop_record;
 };
 
@@ -294,6 +294,9 @@ static int add_shape(const struct aka_operator *op, const struct aka_shape *s,
     t->seconds += us * 1e-6;
     t->bytes += w.bytes;
     t->flop_seconds += fs;
+    for (size_t i = 0; i < w.nf; i++)
+        t->flops += w.f[i].flops;
+    t->flop_counts_known = t->flop_counts_known && w.flops_known;
     t->bytes_known = t->bytes_known && w.bytes >= 0;
     t->flops_known = t->flops_known && fs >= 0;
     return 0;
@@ -314,10 +317,11 @@ static void describe(const struct totals *t, const struct aka_hw_peak *bw,
 void aka_utilization_of(const struct aka_operator *op, const struct aka_shape_map *lat_us,
                         const struct aka_hw_peaks *p, struct aka_utilization *u)
 {
-    struct totals t = {.bytes_known = true, .flops_known = true};
+    struct totals t = {.bytes_known = true, .flops_known = true, .flop_counts_known = true};
     const struct aka_hw_peak *bw = NULL;
     memset(u, 0, sizeof(*u));
     u->flop_pct = u->bandwidth_pct = -1;
+    u->flops_per_s = u->bytes_per_s = u->peak_flops_per_s = u->peak_bytes_per_s = -1;
     for (int i = 0; bandwidth_quantities[i] && !bw; i++)
         bw = find_peak(p, bandwidth_quantities[i]);
     for (size_t i = 0; i < op->shapes.n; i++)
@@ -327,10 +331,18 @@ void aka_utilization_of(const struct aka_operator *op, const struct aka_shape_ma
         snprintf(u->why, sizeof(u->why), "the operator has no measured shape");
         return;
     }
-    if (t.bytes_known && bw)
+    if (t.bytes_known)
+        u->bytes_per_s = t.bytes / t.seconds;
+    if (t.bytes_known && bw) {
         u->bandwidth_pct = 100.0 * t.bytes / bw->per_s / t.seconds;
-    if (t.flops_known && t.flop_record) /* some FLOPs met a peak: the FLOP side is real */
+        u->peak_bytes_per_s = bw->per_s;
+    }
+    if (t.flop_counts_known && t.flops > 0)
+        u->flops_per_s = t.flops / t.seconds;
+    if (t.flops_known && t.flop_record) { /* some FLOPs met a peak: the FLOP side is real */
         u->flop_pct = 100.0 * t.flop_seconds / t.seconds;
+        u->peak_flops_per_s = t.flop_seconds > 0 ? t.flops / t.flop_seconds : -1;
+    }
     u->known = u->bandwidth_pct >= 0 || u->flop_pct >= 0;
     u->pct = fmax(u->bandwidth_pct, u->flop_pct);
     if (u->known)
@@ -343,4 +355,78 @@ void aka_utilization_of(const struct aka_operator *op, const struct aka_shape_ma
         snprintf(u->why, sizeof(u->why),
                  "the wiki has no peak for this roofline (a bandwidth, or a FLOP rate for "
                  "the operator's element type)");
+}
+
+/* ---- the roofline of a version, for records and status ---------------------------------- */
+
+static json_t *num_or_null(double v, double scale)
+{
+    return v >= 0 && isfinite(v) ? json_real(v / scale) : json_null();
+}
+
+json_t *aka_roofline_json(const struct aka_utilization *u)
+{
+    if (!u->known && !(u->flops_per_s >= 0) && !(u->bytes_per_s >= 0))
+        return json_pack("{s:s}", "unknown", u->why);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "gflop_per_s",
+                     num_or_null(u->flops_per_s, 1e9), "gb_per_s", num_or_null(u->bytes_per_s, 1e9),
+                     "peak_gflop_per_s", num_or_null(u->peak_flops_per_s, 1e9), "peak_gb_per_s",
+                     num_or_null(u->peak_bytes_per_s, 1e9), "flop_pct", num_or_null(u->flop_pct, 1),
+                     "bandwidth_pct", num_or_null(u->bandwidth_pct, 1), "basis",
+                     u->known ? u->basis : u->why);
+}
+
+static void side(struct strbuf *out, const json_t *r, const char *got, const char *peak,
+                 const char *pct, const char *unit)
+{
+    const json_t *g = json_object_get(r, got), *p = json_object_get(r, peak);
+    const json_t *c = json_object_get(r, pct);
+    if (json_is_number(g))
+        strbuf_addf(out, "%.1f %s", json_number_value(g), unit);
+    else
+        strbuf_addf(out, "— %s", unit);
+    if (json_is_number(p) && json_is_number(c))
+        strbuf_addf(out, " of %.1f (%.1f%%)", json_number_value(p), json_number_value(c));
+}
+
+void aka_roofline_line(const json_t *roofline, struct strbuf *out)
+{
+    const char *unknown = json_string_value(json_object_get(roofline, "unknown"));
+    if (!json_is_object(roofline)) {
+        strbuf_addstr(out, "—");
+        return;
+    }
+    if (unknown) {
+        strbuf_addf(out, "— (%s)", unknown);
+        return;
+    }
+    side(out, roofline, "gflop_per_s", "peak_gflop_per_s", "flop_pct", "GFLOP/s");
+    strbuf_addstr(out, " · ");
+    side(out, roofline, "gb_per_s", "peak_gb_per_s", "bandwidth_pct", "GB/s");
+}
+
+json_t *aka_roofline_of(const char *repo_root, const char *workspace, const char *platform,
+                        const struct aka_operator *op, const json_t *performance, bool measure)
+{
+    struct aka_shape_map lat = {0};
+    struct aka_hw_peaks p;
+    struct aka_utilization u;
+    struct aka_platform pl;
+    struct aka_err ignored = AKA_ERR_INIT;
+    const char *id;
+    json_t *v;
+    json_object_foreach((json_t *)json_object_get(performance, "latency_us_by_shape"), id, v)
+    {
+        if (json_is_number(v))
+            aka_shape_map_set(&lat, id, json_number_value(v));
+    }
+    memset(&p, 0, sizeof(p));
+    snprintf(p.why, sizeof(p.why), "no ceilings read (the wiki is not opened here)");
+    if (repo_root) /* opening the wiki may build its cache: never from a read-only command */
+        aka_hw_peaks_load(repo_root, workspace, platform, &p);
+    if (aka_platform_parse(platform, NULL, &pl, &ignored) == 0 && pl.vendor == AKA_VENDOR_CPU)
+        aka_cpu_ceilings(measure, &p);
+    aka_utilization_of(op, &lat, &p, &u);
+    aka_shape_map_release(&lat);
+    return aka_roofline_json(&u);
 }

@@ -6,6 +6,9 @@
  */
 #include "report/internal.h"
 
+#include "contracts/operator.h"
+#include "optimize/optimize.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -56,6 +59,34 @@ static void incumbent(const struct aka_report *r, struct strbuf *out)
     else
         strbuf_addstr(&sb, DASH " vs V0");
     line(out, "incumbent:", "%s", sb.buf);
+    strbuf_release(&sb);
+}
+
+/*
+ * The incumbent's roofline: the record's own "roofline" (written with every episode's
+ * record), else, for records written before one (V0, V1), computed now from the record's
+ * latencies and this host's cached CPU ceilings: status measures nothing and opens no wiki.
+ */
+static void roofline(const struct aka_report *r, struct strbuf *out)
+{
+    struct aka_operator op;
+    struct aka_err ignored = AKA_ERR_INIT;
+    struct strbuf sb = STRBUF_INIT;
+    if (r->incumbent < 0 || !r->has_campaign)
+        return;
+    const struct aka_report_version *v = &r->versions.v[r->incumbent];
+    json_t *rec = json_object_get(v->rec.json, "roofline"), *made = NULL;
+    if (!rec && aka_operator_load(r->campaign.op_dir, &op, &ignored) == 0) {
+        made = aka_roofline_of(NULL, r->workspace, r->campaign.platform, &op,
+                               json_object_get(v->rec.json, "performance"), false);
+        aka_operator_release(&op);
+    }
+    aka_roofline_line(rec ? rec : made, &sb);
+    if (made)
+        strbuf_addf(&sb, " (from v%ld's latencies now: its record has no roofline)",
+                    v->rec.version);
+    line(out, "roofline:", "%s", sb.buf);
+    json_decref(made);
     strbuf_release(&sb);
 }
 
@@ -112,6 +143,7 @@ void aka_report_render_header(const struct aka_report *r, struct strbuf *out)
         line(out, "isolation:", "%s", c->isolation);
     }
     incumbent(r, out);
+    roofline(r, out);
     budget(r, out);
     progress(r, out);
 }

@@ -214,6 +214,34 @@ static void hw_fact(const char *sheet, const char *product, json_t *scope, json_
     strbuf_release(&body);
 }
 
+/*
+ * A sheet may list one dtype twice (upstream's MI300X: fp64 on the vector units and on the
+ * matrix cores): such entries get their unit_kind in the quantity (dense_fp64_tensor_core),
+ * and any that still collide their position, so that every fact id is unique. A dtype
+ * listed once keeps the plain dense_<dtype>.
+ */
+static void peak_qualifier(const json_t *peaks, size_t at, struct strbuf *q)
+{
+    const char *dtype = str_at(json_array_get(peaks, at), "dtype");
+    const char *kind = str_at(json_array_get(peaks, at), "unit_kind");
+    size_t same = 0, same_kind = 0;
+    for (size_t k = 0; dtype && k < json_array_size(peaks); k++) {
+        const json_t *o = json_array_get(peaks, k);
+        bool d = str_at(o, "dtype") && strcmp(str_at(o, "dtype"), dtype) == 0;
+        same += d;
+        same_kind += d && k < at && kind && str_at(o, "unit_kind") &&
+                     strcmp(str_at(o, "unit_kind"), kind) == 0;
+    }
+    if (same < 2)
+        return;
+    if (kind)
+        strbuf_addf(q, "_%s", kind);
+    if (!kind || same_kind)
+        strbuf_addf(q, "_%zu", at + 1);
+    for (char *p = q->buf; *p; p++)
+        *p = *p == '-' ? '_' : *p;
+}
+
 static void hw_spec_facts(const json_t *up, const char *product, json_t *scope, json_t *source,
                           const char *rel, json_t *out)
 {
@@ -231,11 +259,13 @@ static void hw_spec_facts(const json_t *up, const char *product, json_t *scope, 
             out);
     hw_fact(id, product, scope, source, rel, "shared_memory_per_sm",
             json_object_get(cu, "shared_memory_kb_per_sm"), "KB", out);
-    json_array_foreach(json_object_get(facts, "peak_compute"), i, pc)
+    json_t *peaks = json_object_get(facts, "peak_compute");
+    json_array_foreach(peaks, i, pc)
     {
         const char *dtype = str_at(pc, "dtype"), *unit = str_at(pc, "unit");
         struct strbuf q = STRBUF_INIT;
         strbuf_addf(&q, "dense_%s", dtype ? dtype : "unknown");
+        peak_qualifier(peaks, i, &q);
         if (dtype)
             hw_fact(id, product, scope, source, rel, q.buf, json_object_get(pc, "dense"),
                     unit ? unit : "TFLOPS", out);

@@ -87,7 +87,7 @@ if want_pass:
     assert all(isinstance(v, num) and v > 0 for v in r["latency_us_by_shape"].values())
     for k in ("latency_us_geomean", "speedup_vs_ref_mean", "performance_score"):
         assert isinstance(r[k], num) and r[k] > 0, k
-    assert r["evaluator"] == "aka.native.c" and t["method"] == "cpu_monotonic"
+    assert r["evaluator"] == "aka.native.c" and t["method"] == "cpu_time", t
 EOF
 }
 
@@ -123,6 +123,24 @@ for opdir in "$OPS"/*/; do
 done
 
 # ---- 2. planted wrong candidates ----------------------------------------------------------
+# The timing method is the operator's: "wall" is the judge's window, recorded as such.
+cp -r "$OPS/vector_add" "$TMP/va_wall"
+python3 - "$TMP/va_wall/operator.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["timing"] = "wall"; json.dump(d, open(sys.argv[1], "w"))
+EOF
+if ev va-wall 0 --op-dir "$TMP/va_wall" --kernel "$TMP/va_wall/seeds/C/kernel.c" --framework C \
+    --platform cpu --shape-id n4k "${FAST[@]}"; then
+    result_has va-wall '"method":"cpu_monotonic"' && ok "timing wall: method cpu_monotonic" ||
+        fail "timing wall: the result does not say method cpu_monotonic"
+fi
+# Compiler knobs: a value outside the closed table is bad input, and nothing runs.
+if ev cc-ofast 2 --op-dir "$OPS/matmul" --kernel "$OPS/matmul/seeds/C/kernel.c" --framework C \
+    --platform cpu --tune AKA_CC_OPT=Ofast "${FAST[@]}"; then
+    grep -q "AKA_CC_OPT: expected one of O2, O3; got 'Ofast'" "$TMP/cc-ofast.err" &&
+        ok "AKA_CC_OPT=Ofast is refused (exit 2)" || fail "cc-ofast: $(cat "$TMP/cc-ofast.err")"
+fi
+
 # name | text the RESULT_JSON must contain
 cases=(
     "off_by_one|sid=n4k: seed 0: output 'z'[4095]"

@@ -48,7 +48,7 @@ make_episode() {
 import sys
 src = open(sys.argv[1]).read()
 knob = "/* aka:tune REPEAT in {1, 20} */\n#ifndef REPEAT\n#define REPEAT 20\n#endif\n"
-src = src.replace("/* aka:tune TILE_M", knob + "/* aka:tune TILE_M", 1)
+src = src.replace("/* aka:tune AKA_CC_ARCH", knob + "/* aka:tune AKA_CC_ARCH", 1)
 body = "    memset(c, 0, (size_t)(m * n) * sizeof(float));"
 assert body in src
 # Recompute the whole product REPEAT times: still correct, REPEAT times slower.
@@ -105,7 +105,7 @@ sha = hashlib.sha256(kernel).hexdigest()
 final = [r for r in recs if r["kernel_sha256"] == sha and r["tune"] == {}]
 assert final and final[-1]["all_pass"], "committed bytes evaluated without knobs"
 trials = [e for e in j["experiments"] if e["name"].startswith("trial")]
-assert len(trials) == 5 and all(len(e["tune"]) == 4 for e in trials), j["experiments"]
+assert len(trials) == 5 and all(len(e["tune"]) == 9 for e in trials), j["experiments"]
 assert sum(1 for r in recs if r["tune"]) == 5, "each trial is an aka eval --tune"
 EOF
 echo "ok: candidate_ready with a kernel-only commit, journal and hash-matched evaluations"
@@ -144,8 +144,9 @@ make_episode "$WS3"
 mkdir -p "$WS3/memory"
 python3 - "$WS3/memory/v1.json" <<'EOF'
 import itertools, json, sys
-space = {"REPEAT": ["1", "20"], "TILE_M": ["16", "32", "64"], "TILE_N": ["16", "32", "64", "128"],
-         "TILE_K": ["16", "32", "64"]}
+space = {"REPEAT": ["1", "20"], "AKA_CC_ARCH": ["generic", "native"], "AKA_CC_FMA": ["off", "on"],
+         "MR": ["4", "6", "8"], "NR": ["8", "16", "32"], "KC": ["128", "256", "512"],
+         "MC": ["48", "96", "192"], "AKA_CC_OPT": ["O2", "O3"], "AKA_CC_UNROLL": ["off", "on"]}
 tried = [dict(zip(space, vals)) for vals in itertools.product(*space.values())]
 json.dump({"version": 1, "experiments": [{"tune": t} for t in tried]}, open(sys.argv[1], "w"))
 EOF
@@ -189,7 +190,7 @@ EOF
 echo "ok: exhausted space in a fast episode → 2 re-measurement trials, then pivot"
 
 # ---- 4. a malformed annotation ends the episode blocked, with file:line -----------------------
-sed -i 's|aka:tune TILE_K in {16, 32, 64}|aka:tune TILE_K in {16, 32,}|' "$WS3/kernel.c"
+sed -i 's|aka:tune KC in {128, 256, 512}|aka:tune KC in {128, 256,}|' "$WS3/kernel.c"
 rm "$WS3/.aka/journal.json" "$WS3/.aka/handoff.json"
 tune "$WS3" >"$TMP/run4.out" 2>"$TMP/run4.err" || { cat "$TMP/run4.err"; exit 1; }
 python3 - "$WS3" <<'EOF'

@@ -231,6 +231,18 @@ static const struct bad_case cases[] = {
      "{\"flops\": \"2*M\", \"bytes\": \"N\"}",
      "/operator.json: roofline.flops: expected an expression over dims; got \"2*M\": undefined "
      "dim 'M'"},
+    {"native roofline negative bytes", NATIVE, "operator.json", "/roofline",
+     "{\"flops\": \"2*N\", \"bytes\": \"0-4*N\"}",
+     "/operator.json: roofline.bytes: expected a non-negative count for shape \"s1\"; got "
+     "\"0-4*N\": negative"},
+    {"native roofline without bytes", NATIVE, "operator.json", "/roofline", "{\"flops\": \"2*N\"}",
+     "/operator.json: roofline.bytes: required field is missing"},
+    {"native roofline not an object", NATIVE, "operator.json", "/roofline", "\"2*N\"",
+     "/operator.json: roofline: expected an object; got a string"},
+    {"native timing unknown", NATIVE, "operator.json", "/timing", "\"cycles\"",
+     "/operator.json: timing: expected one of cpu_time, wall; got \"cycles\""},
+    {"native timing not a string", NATIVE, "operator.json", "/timing", "1",
+     "/operator.json: timing: expected a string; got an integer"},
     {"native no output", NATIVE, "operator.json", "/tensors/1/role", "\"input\"",
      "/operator.json: tensors: expected at least one input and one output"},
     /* SOL */

@@ -7,6 +7,8 @@
  */
 #include "aka_test.h"
 
+#include "base/fs.h"
+#include "base/json.h"
 #include "contracts/operator.h"
 #include "contracts/records.h"
 #include "optimize/internal.h"
@@ -14,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct aka_optimize_opts opts(void)
 {
@@ -207,6 +210,71 @@ static void test_utilization(void **state)
     assert_false(u.known);
     assert_non_null(strstr(u.why, "n1m"));
     aka_shape_map_release(&part);
+    aka_shape_map_release(&lat);
+    aka_operator_release(&op);
+}
+
+/* The roofline a record carries and `aka status` prints: achieved rates beside the
+ * ceilings; this host's CPU ceilings come first from the per-user cache. */
+static void test_roofline_record_and_line(void **state)
+{
+    (void)state;
+    struct aka_operator op;
+    struct aka_shape_map lat = {0};
+    struct aka_hw_peaks p = {0};
+    struct aka_utilization u;
+    struct strbuf line = STRBUF_INIT, cache = STRBUF_INIT, file = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    char host[256] = "", tmpl[] = "/tmp/aka-ceil.XXXXXX";
+    load_vector_add(&op);
+    latencies(&lat, 1.0, 100.0, 20.0);
+    double flops = 4096 + 1048576 + 100003;
+    /* No ceiling: the achieved rates are still known, the percentages are not. */
+    aka_utilization_of(&op, &lat, &p, &u);
+    json_t *r = aka_roofline_json(&u);
+    assert_true(fabs(json_number_value(json_object_get(r, "gflop_per_s")) - flops / 121e-6 / 1e9) <
+                1e-6);
+    assert_true(json_is_null(json_object_get(r, "flop_pct")));
+    aka_roofline_line(r, &line);
+    assert_string_equal(line.buf, "9.5 GFLOP/s \xc2\xb7 114.3 GB/s");
+    json_decref(r);
+    /* A cached measurement for this host and CPU is used, without measuring. */
+    assert_non_null(mkdtemp(tmpl));
+    strbuf_addf(&cache, "%s/aka", tmpl);
+    assert_int_equal(aka_mkdir_p(cache.buf, 0755, &err), 0);
+    strbuf_addf(&file, "%s/cpu_ceilings.json", cache.buf);
+    gethostname(host, sizeof(host) - 1);
+    setenv("XDG_CACHE_HOME", tmpl, 1);
+    assert_int_equal(aka_cpu_ceilings(false, &p), -1); /* nothing cached, nothing measured */
+    assert_non_null(strstr(p.why, "not measured yet"));
+    json_t *doc =
+        json_pack("{s:s, s:s, s:s, s:f, s:f}", "schema", "aka.cpu_ceilings.v1", "host", host, "cpu",
+                  "unknown", "fp32_flops_per_s", 19e9, "copy_bytes_per_s", 2e12);
+    FILE *cpuinfo = fopen("/proc/cpuinfo", "r");
+    char buf[4096], *model = NULL;
+    while (cpuinfo && !model && fgets(buf, sizeof(buf), cpuinfo))
+        if (strncmp(buf, "model name", 10) == 0 && (model = strchr(buf, ':')))
+            model[strcspn(model, "\n")] = '\0', model += 2;
+    if (cpuinfo)
+        fclose(cpuinfo);
+    json_object_set_new(doc, "cpu", json_string(model ? model : "unknown"));
+    assert_int_equal(aka_json_write_file(file.buf, doc, &err), 0);
+    json_decref(doc);
+    assert_int_equal(aka_cpu_ceilings(false, &p), 0);
+    aka_utilization_of(&op, &lat, &p, &u);
+    r = aka_roofline_json(&u);
+    strbuf_reset(&line);
+    aka_roofline_line(r, &line);
+    assert_string_equal(line.buf,
+                        "9.5 GFLOP/s of 19.0 (50.1%) \xc2\xb7 114.3 GB/s of 2000.0 (5.7%)");
+    assert_non_null(strstr(json_string_value(json_object_get(r, "basis")), "measured"));
+    json_decref(r);
+    unsetenv("XDG_CACHE_HOME");
+    struct aka_err ignored = AKA_ERR_INIT;
+    aka_remove_tree(tmpl, &ignored);
+    strbuf_release(&line);
+    strbuf_release(&cache);
+    strbuf_release(&file);
     aka_shape_map_release(&lat);
     aka_operator_release(&op);
 }
@@ -444,11 +512,17 @@ static void test_conversion_hooks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kind_fast_full_goal), cmocka_unit_test(test_latch_transitions),
-        cmocka_unit_test(test_latch_only_triton),   cmocka_unit_test(test_parity),
-        cmocka_unit_test(test_gluon_import),        cmocka_unit_test(test_peaks_from_facts),
-        cmocka_unit_test(test_utilization),         cmocka_unit_test(test_utilization_wrong_type),
-        cmocka_unit_test(test_peaks_from_wiki),     cmocka_unit_test(test_latch_persists),
+        cmocka_unit_test(test_kind_fast_full_goal),
+        cmocka_unit_test(test_latch_transitions),
+        cmocka_unit_test(test_latch_only_triton),
+        cmocka_unit_test(test_parity),
+        cmocka_unit_test(test_gluon_import),
+        cmocka_unit_test(test_peaks_from_facts),
+        cmocka_unit_test(test_utilization),
+        cmocka_unit_test(test_utilization_wrong_type),
+        cmocka_unit_test(test_roofline_record_and_line),
+        cmocka_unit_test(test_peaks_from_wiki),
+        cmocka_unit_test(test_latch_persists),
         cmocka_unit_test(test_conversion_hooks),
     };
     return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);

@@ -1,13 +1,16 @@
 /*
  * test_tuner.c — the built-in tuner's pure pieces (agents/tuner.h): knob
  * annotations in C and Python comments, malformed ones rejected with
- * file:line, defaults rewritten, neighbour order, and the never-repeat rule.
+ * file:line, defaults rewritten, neighbour order, the never-repeat rule, random
+ * restarts at a local optimum, and compiler flags as knobs (a closed table: no
+ * flag that changes numerics beyond one rounding is ever produced).
  */
 #include "aka_test.h"
 
 #include "agents/tuner.h"
 #include "base/fs.h"
 #include "base/sha256.h"
+#include "evaluator/evaluator.h"
 
 #include <string.h>
 
@@ -218,7 +221,7 @@ static void test_bundled_seeds(void **state)
         const char *path;
         size_t knobs, configs;
     } seeds[] = {/* every bundled seed: the built-in agent tunes each of them */
-                 {"examples/ops/matmul/seeds/C/kernel.c", 3, 36},
+                 {"examples/ops/matmul/seeds/C/kernel.c", 8, 1296},
                  {"examples/ops/row_softmax/seeds/C/kernel.c", 2, 8},
                  {"examples/ops/vector_add/seeds/C/kernel.c", 1, 4},
                  {"examples/ops/row_sum_cuda/seeds/Cuda/kernel.cu", 1, 4},
@@ -238,6 +241,132 @@ static void test_bundled_seeds(void **state)
         strbuf_release(&path);
         strbuf_release(&text);
     }
+}
+
+/* A whole search over the bundled matmul seed's space: never a configuration twice, and
+ * once a centre's neighbours are all tried the next trial jumps (a random restart). */
+static void test_search_restarts_never_repeats(void **state)
+{
+    (void)state;
+    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, key = STRBUF_INIT;
+    struct aka_knob_space s;
+    struct aka_tune_history h = {STRVEC_INIT, STRVEC_INIT};
+    struct aka_err err = AKA_ERR_INIT;
+    size_t best[AKA_TUNE_MAX_KNOBS], next[AKA_TUNE_MAX_KNOBS];
+    uint64_t rng = 42;
+    int far = 0;
+    strbuf_addf(&path, "%s/examples/ops/matmul/seeds/C/kernel.c", AKA_SOURCE_DIR);
+    assert_int_equal(aka_read_file(path.buf, &text, 1 << 20, &err), 0);
+    parse_ok(text.buf, AKA_TUNE_LANG_C, &s);
+    aka_tune_defaults(&s, best);
+    aka_tune_history_add_key(&h, &s, best);
+    for (int t = 0; t < 200; t++) {
+        assert_true(aka_tune_next(&s, &h, text.buf, false, t, best, &rng, next));
+        aka_tune_key(&s, next, &key);
+        assert_int_equal(strvec_find(&h.keys, key.buf), -1);
+        size_t d = 0;
+        for (size_t i = 0; i < s.n; i++)
+            d += next[i] > best[i] ? next[i] - best[i] : best[i] - next[i];
+        assert_true(t >= 11 || d == 1); /* the 11 neighbours first */
+        far += d >= 4;
+        aka_tune_history_add_key(&h, &s, next);
+    }
+    /* Then restarts: a descent alone would creep through the hundreds of configurations
+     * within distance 3 before any farther one. */
+    assert_true(far >= 100);
+    assert_int_equal(h.keys.n, 201);
+    strbuf_release(&key);
+    strbuf_release(&path);
+    strbuf_release(&text);
+    aka_tune_history_release(&h);
+    aka_knob_space_release(&s);
+}
+
+/* Flags no knob may ever produce: each changes results beyond the rounding of one op. */
+static bool forbidden_flag(const char *f)
+{
+    static const char *const bad[] = {"-ffast-math",
+                                      "-Ofast",
+                                      "-funsafe-math-optimizations",
+                                      "-fassociative-math",
+                                      "-freciprocal-math",
+                                      "-ffinite-math-only",
+                                      "-fno-signed-zeros",
+                                      "-fno-trapping-math",
+                                      "-fcx-limited-range",
+                                      "-fno-rounding-math",
+                                      NULL};
+    for (const char *const *b = bad; *b; b++)
+        if (strcmp(f, *b) == 0)
+            return true;
+    return f[0] != '-' || strstr(f, "fast-math") || strstr(f, "unsafe");
+}
+
+/* Every configuration of the bundled matmul seed, rewritten as the tuner commits it and
+ * turned into flags as the evaluator does: only table flags, none forbidden. */
+static void test_cc_flags_of_every_config(void **state)
+{
+    (void)state;
+    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
+    struct aka_knob_space s;
+    struct aka_err err = AKA_ERR_INIT;
+    size_t idx[AKA_TUNE_MAX_KNOBS];
+    int fma = 0;
+    strbuf_addf(&path, "%s/examples/ops/matmul/seeds/C/kernel.c", AKA_SOURCE_DIR);
+    assert_int_equal(aka_read_file(path.buf, &text, 1 << 20, &err), 0);
+    parse_ok(text.buf, AKA_TUNE_LANG_C, &s);
+    for (size_t e = 0; e < aka_tune_space_size(&s); e++) {
+        struct strvec flags = STRVEC_INIT;
+        size_t x = e;
+        for (size_t i = s.n; i-- > 0; x /= s.v[i].values.n)
+            idx[i] = x % s.v[i].values.n;
+        assert_int_equal(aka_tune_rewrite("k", text.buf, &s, idx, &out, &err), 0);
+        assert_int_equal(aka_cc_knob_flags("kernel.c", out.buf, NULL, &flags, &err), 0);
+        for (size_t f = 0; f < flags.n; f++) {
+            assert_false(forbidden_flag(flags.v[f]));
+            fma += strcmp(flags.v[f], "-ffp-contract=fast") == 0;
+        }
+        strvec_clear(&flags);
+    }
+    assert_int_equal(fma, 1296 / 2); /* the knobs do reach the flags */
+    for (size_t i = 0; i < aka_cc_knob_count(); i++) {
+        const char *flag = NULL;
+        for (size_t v = 0; aka_cc_knob_at(i, v, &flag); v++)
+            assert_true(!flag || !forbidden_flag(flag));
+    }
+    strbuf_release(&out);
+    strbuf_release(&path);
+    strbuf_release(&text);
+    aka_knob_space_release(&s);
+}
+
+static void test_cc_flags_bad_input(void **state)
+{
+    (void)state;
+    struct aka_err err = AKA_ERR_INIT;
+    struct strvec flags = STRVEC_INIT, tune = STRVEC_INIT;
+    const char *k = "int x;\n#define AKA_CC_OPT O3\n#  define AKA_CC_ARCH native\n";
+    assert_int_equal(aka_cc_knob_flags("k.c", k, NULL, &flags, &err), 0);
+    assert_int_equal(flags.n, 2);
+    assert_string_equal(flags.v[0], "-O3");
+    assert_string_equal(flags.v[1], "-march=native");
+    strvec_clear(&flags);
+    strvec_push(&tune, "AKA_CC_OPT=O2"); /* --tune wins over the kernel's default */
+    assert_int_equal(aka_cc_knob_flags("k.c", k, &tune, &flags, &err), 0);
+    assert_string_equal(flags.v[0], "-O2");
+    strvec_clear(&flags);
+    assert_int_equal(aka_cc_knob_flags("k.c", "\n#define AKA_CC_OPT Ofast\n", NULL, &flags, &err),
+                     -1);
+    assert_int_equal(err.code, AKA_EXIT_USAGE);
+    assert_string_equal(err.msg, "k.c:2: AKA_CC_OPT: expected one of O2, O3; got 'Ofast'");
+    strvec_clear(&tune);
+    strvec_push(&tune, "AKA_CC_MATH=fast");
+    assert_int_equal(aka_cc_knob_flags("k.c", "", &tune, &flags, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "--tune AKA_CC_MATH=fast: AKA_CC_MATH: expected a compiler "
+                                    "knob (one of AKA_CC_OPT, "));
+    assert_int_equal(flags.n, 0);
+    strvec_clear(&tune);
 }
 
 static void test_kind_from_brief(void **state)
@@ -260,6 +389,9 @@ int main(void)
         cmocka_unit_test(test_never_repeat),
         cmocka_unit_test(test_bundled_seeds),
         cmocka_unit_test(test_kind_from_brief),
+        cmocka_unit_test(test_search_restarts_never_repeats),
+        cmocka_unit_test(test_cc_flags_of_every_config),
+        cmocka_unit_test(test_cc_flags_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,7 +55,14 @@ def sheet(i):
         "identity": {"vendor": "nvidia", "arch": "hopper", "product": "h200"},
         "facts": {"summary": f"Generated sheet {i}.",
                   "memory": {"capacity_gb": 100 + i, "bandwidth_tb_s": 4.0 + i / 100},
-                  "compute_units": {"sm_count": 100 + i}},
+                  "compute_units": {"sm_count": 100 + i},
+                  # One dtype twice, as upstream's real sheets have it (MI300X's fp64 on
+                  # the vector units and on the matrix cores): ids must stay unique.
+                  "peak_compute": [
+                      {"dtype": "fp64", "unit": "TFLOPS", "unit_kind": "cuda-core", "dense": 60.0},
+                      {"dtype": "fp64", "unit": "TFLOPS", "unit_kind": "tensor-core",
+                       "dense": 120.0},
+                      {"dtype": "fp32", "unit": "TFLOPS", "unit_kind": "cuda-core", "dense": 60.0}]},
         "provenance": {"sources": [{"title": "generated", "ref": "https://example.org/gen"}]},
     }
 

@@ -72,6 +72,7 @@ typedef struct hx_plan {
     int warmup, reps;
     int64_t llc_bytes;     /* last-level cache one core sees; 0: ask the system */
     int64_t rotate_budget; /* most bytes the rotated copies of one shape may take; 0: default */
+    int cpu_time;          /* CPU: the latency is the runner's CPU time, not the window */
     hx_shape *shapes;
     int n_shapes;
 } hx_plan;
@@ -171,6 +172,7 @@ typedef struct hx_call {
     int woke_judge;           /* done came while the judge slept: seen a wake-up late */
     double post_us;           /* done → seen asleep */
     double cpu_us;            /* its CPU time from the last time it was seen asleep to now */
+    double cpu_window_us;     /* of that, what it used between go and done (CALL) */
     double reported_us;       /* the runner's own measurement (CALL) */
     double ping_us;           /* the pinger's CPU time for a request right before this one */
     char error[HX_ERROR_TEXT];
@@ -304,6 +306,8 @@ void hx_pool_reference(hx_eval *ev, const hx_job *j);
 /* After the candidate's schedule: its timing against the reference's; 0 when consistent.
  * report: add the failures to the result (the second attempt); else only say so. */
 int hx_cross_check(hx_eval *ev, hx_job *j, int report);
+/* "cpu_time" when the plan asks for the runner's CPU time on the CPU, else the target's. */
+const char *hx_timing_method(const hx_eval *ev);
 int hx_timed_alloc(hx_timed *t, int reps);
 void hx_timed_free(hx_timed *t);
 

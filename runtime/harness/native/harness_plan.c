@@ -9,7 +9,7 @@
  *
  *   {"schema": "aka.native.plan.v1", "operator": NAME, "eval_id": ID,
  *    "kernel_sha256": HEX, "seeds": [S...], "warmup": W, "reps": R,
- *    "llc_bytes": N, "rotate_budget_bytes": N,
+ *    "llc_bytes": N, "rotate_budget_bytes": N, "cpu_timing": "cpu_time"|"wall" (optional: wall),
  *    "shapes": [{"id": ID, "dims": [{"name", "value"}],
  *                "params": [{"name", "type": "int"|"float", "value"}],
  *                "inputs":  [{"name", "dtype", "shape": [..]}],
@@ -165,6 +165,11 @@ static int read_header(json_t *root, hx_plan *p, char *why, size_t n)
     p->rotate_budget = (int64_t)json_integer_value(json_object_get(root, "rotate_budget_bytes"));
     if (!p->op_name || !p->eval_id || !p->kernel_sha256)
         return fail(why, n, "expected operator, eval_id and kernel_sha256 strings");
+    const char *timing = json_string_value(json_object_get(root, "cpu_timing"));
+    if (json_object_get(root, "cpu_timing") &&
+        (!timing || (strcmp(timing, "cpu_time") != 0 && strcmp(timing, "wall") != 0)))
+        return fail(why, n, "cpu_timing: expected \"cpu_time\" or \"wall\"");
+    p->cpu_time = timing && strcmp(timing, "cpu_time") == 0;
     if (p->warmup < 0 || p->warmup > 100000 || p->reps < 1 || p->reps > 100000)
         return fail(why, n, "expected warmup in 0..100000 and reps in 1..100000");
     return read_seeds(json_object_get(root, "seeds"), p, why, n);

@@ -116,9 +116,9 @@ static json_t *result_json(const hx_eval *ev)
     json_object_set_new(o, "kernel_sha256", json_string(p->kernel_sha256));
     json_object_set_new(o, "seeds", seeds);
     json_object_set_new(o, "timing",
-                        json_pack("{s:s, s:i, s:i, s:b, s:o}", "method", ev->tg->method, "warmup",
-                                  p->warmup, "reps", p->reps, "l2_flush", ev->tg->l2_flush,
-                                  "cv_by_shape", shape_map(p, a->cv)));
+                        json_pack("{s:s, s:i, s:i, s:b, s:o}", "method", hx_timing_method(ev),
+                                  "warmup", p->warmup, "reps", p->reps, "l2_flush",
+                                  ev->tg->l2_flush, "cv_by_shape", shape_map(p, a->cv)));
     json_object_set(o, "actionable_diagnostics", a->diags);
     json_object_set_new(o, "reference_latency_us_by_shape", shape_map(p, a->ref_lat));
     json_object_set_new(o, "input_copies_by_shape", shape_map(p, a->copies));

@@ -332,6 +332,9 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
         c->outcome = HX_CALL_DIED;
         return -1;
     }
+    /* The runner's process clock while it runs includes its current slice (the kernel
+     * brings it up to date on a read): what it spends between go and done, every thread. */
+    double run0 = cpu_us(r);
     cpu0 = thread_cpu_us();
     t_go = hx_now_us();
     c->wake_us = t_go - t_arm;
@@ -343,6 +346,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
         return -1;
     }
     t_done = hx_now_us();
+    c->cpu_window_us = cpu_us(r) - run0;
     c->window_us = t_done - t_go;
     if (req == HP_REQ_CALL)
         r->expect_us = c->window_us;
