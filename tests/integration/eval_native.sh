@@ -84,10 +84,12 @@ assert r["sandbox_isolation"] == iso
 assert r["all_pass"] == want_pass, f"all_pass {r['all_pass']}"
 if want_pass:
     assert r["passed"] == r["total"] > 0 and not r["failures"]
-    assert all(isinstance(v, num) and v > 0 for v in r["latency_us_by_shape"].values())
+    # No real kernel takes under 50 ns: a clock that reads a running process's CPU time
+    # only at ticks once reported a 4k vector_add at 0.001 us.
+    assert all(isinstance(v, num) and v > 0.05 for v in r["latency_us_by_shape"].values()), r
     for k in ("latency_us_geomean", "speedup_vs_ref_mean", "performance_score"):
         assert isinstance(r[k], num) and r[k] > 0, k
-    assert r["evaluator"] == "aka.native.c" and t["method"] == "cpu_time", t
+    assert r["evaluator"] == "aka.native.c" and t["method"] == "cpu_monotonic", t
 EOF
 }
 
@@ -123,16 +125,17 @@ for opdir in "$OPS"/*/; do
 done
 
 # ---- 2. planted wrong candidates ----------------------------------------------------------
-# The timing method is the operator's: "wall" is the judge's window, recorded as such.
-cp -r "$OPS/vector_add" "$TMP/va_wall"
-python3 - "$TMP/va_wall/operator.json" <<'EOF'
+# The timing method is the operator's: "wall" (the default, the judge's window) is recorded
+# as cpu_monotonic above; "cpu_time" (opt-in) as such.
+cp -r "$OPS/vector_add" "$TMP/va_cpu"
+python3 - "$TMP/va_cpu/operator.json" <<'EOF'
 import json, sys
-d = json.load(open(sys.argv[1])); d["timing"] = "wall"; json.dump(d, open(sys.argv[1], "w"))
+d = json.load(open(sys.argv[1])); d["timing"] = "cpu_time"; json.dump(d, open(sys.argv[1], "w"))
 EOF
-if ev va-wall 0 --op-dir "$TMP/va_wall" --kernel "$TMP/va_wall/seeds/C/kernel.c" --framework C \
+if ev va-cpu 0 --op-dir "$TMP/va_cpu" --kernel "$TMP/va_cpu/seeds/C/kernel.c" --framework C \
     --platform cpu --shape-id n4k "${FAST[@]}"; then
-    result_has va-wall '"method":"cpu_monotonic"' && ok "timing wall: method cpu_monotonic" ||
-        fail "timing wall: the result does not say method cpu_monotonic"
+    result_has va-cpu '"method":"cpu_time"' && ok "timing cpu_time: method cpu_time" ||
+        fail "timing cpu_time: the result does not say method cpu_time"
 fi
 # Compiler knobs: a value outside the closed table is bad input, and nothing runs.
 if ev cc-ofast 2 --op-dir "$OPS/matmul" --kernel "$OPS/matmul/seeds/C/kernel.c" --framework C \
