@@ -103,6 +103,9 @@ campaign() {
     --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$d"
     --agent-sandbox "$mode" --agent-writable-path "$d/fake" --fast-episodes 1 --fast-trials 1
     --handoff-resumes 0)
+  # The supervisor's own cache (the CPU ceilings it measures once per host) lives outside
+  # the home whose files the probes judge: only the agent's writes are in question.
+  export XDG_CACHE_HOME=$d/cache
   HOME=$d/home "$AKA" "${args[@]}" --max-iters 0 >"$d/out" 2>"$d/err" ||
     { cat "$d/err" >&2; fail "$mode: V0"; }
   # What the host holds before the agent runs: compared afterwards.
@@ -129,7 +132,7 @@ while read -r name inside; do
   write-memory) grep -q "$MARK" "$WS/memory/v0.json" && host=CHANGED ;;
   write-operator | write-harness | add-asset | write-ssh-key)
     (cd "$C" && find op assets home -type f -print0 | sort -z | xargs -0 sha256sum) |
-      cmp -s - "$C/sums.before" || host=CHANGED ;;
+      diff "$C/sums.before" - >"$C/sums.diff" || { host=CHANGED; sed 's/^/      /' "$C/sums.diff"; } ;;
   move-ref | add-ref | move-ref-via-tree) # the refs are main (moved by the promotion) and the fetched candidate
     [ "$(git -C "$WS" for-each-ref --format='%(refname)' | tr '\n' ' ')" = \
       "refs/aka/candidates/e0001 refs/heads/main " ] || host=CHANGED
