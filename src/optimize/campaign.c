@@ -181,9 +181,11 @@ static int bootstrap(struct aka_run *r, const struct aka_optimize_opts *o, struc
         pin_evidence(r, o, err) < 0)
         return -1;
     aka_optimize_progress(r, "workspace %s", r->ws.buf);
-    if (aka_env_preflight(r, o, err) < 0 || aka_env_marker_settle(r, err) < 0)
-        return -1;
+    /* The workspace's source commit first (it needs no device), then the health probe
+     * before anything is measured: a host without the device stops before V0 with the
+     * operator's sources already committed. */
     if (aka_workspace_materialize(r->ws.buf, &r->op, &r->camp, o->notes, err) < 0 ||
+        aka_env_preflight(r, o, err) < 0 || aka_env_marker_settle(r, err) < 0 ||
         aka_bootstrap_v0(r->ws.buf, &r->camp, &r->env, &v0, err) < 0)
         return -1;
     aka_optimize_progress(r, "V0 recorded: latency %.3f us (commit %.12s)", v0.latency_us_geomean,

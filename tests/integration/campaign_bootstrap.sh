@@ -83,7 +83,8 @@ echo "ok: a locked campaign is refused (75)"
 # machine without one the campaign stops at it (75) after the source commit.
 rc=0
 "$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platform nvidia/h200 --framework Triton \
-    --agent-cli builtin --max-iters 2 --workspace "$TMP/sol" >/dev/null 2>"$TMP/err5" || rc=$?
+    --agent-cli builtin --max-iters 2 --workspace "$TMP/sol" --no-auto-recovery \
+    >/dev/null 2>"$TMP/err5" || rc=$?
 K=$(ls -d "$TMP"/sol/kernel_opt_rope_*)/kernel.py
 [ -f "$K" ] || fail "SOL V0: no kernel.py ($(cat "$TMP/err5"))"
 grep -q '^def _ref(q, cos, sin):' "$K" || fail "SOL V0: the reference entry was not renamed"

@@ -29,7 +29,8 @@ optimize() { # PLATFORM WORKSPACE [FLAGS...]
     local p=$1 ws=$2
     shift 2
     "$AKA_BIN" optimize --repo-root "$AKA_SOURCE_DIR" -- --op-dir "$OP" --platform "$p" \
-        --framework Triton --agent-cli builtin --workspace "$ws" --max-iters 1 "$@"
+        --framework Triton --agent-cli builtin --workspace "$ws" --max-iters 1 \
+        --no-auto-recovery "$@"
 }
 
 # ---- 1. accepted names, missing devices: 75 naming the node --------------------------------------
