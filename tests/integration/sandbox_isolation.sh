@@ -273,7 +273,7 @@ t_timeout() {
 t_forkbomb() {
     local pids=$1 t0 t1 rc
     t0=$(date +%s%N)
-    timeout 60 "$AKA" sandbox run --sandbox-tmp "$SBXTMP" --json --timeout 3 --pids-max "$pids" \
+    timeout 60 "$AKA" sandbox run --sandbox-tmp "$SBXTMP" --json --timeout 6 --pids-max "$pids" \
         --input "$WORK/in/forkbomb" -- ./forkbomb "$MARK" >"$WORK/bomb.json" 2>/dev/null
     rc=$?
     t1=$(date +%s%N)
