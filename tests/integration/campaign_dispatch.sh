@@ -49,7 +49,8 @@ echo "ok: a. cpu dispatch runs exactly the C child to completion"
 mkdir -p "$TMP/b"
 rc=0
 "$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platform nvidia/h200 --agent-cli builtin \
-  --workspace "$TMP/b" --sandbox-isolation "$ISO" --max-iters 0 >"$TMP/out" 2>"$TMP/err" || rc=$?
+  --workspace "$TMP/b" --sandbox-isolation "$ISO" --max-iters 0 --no-auto-recovery \
+  >"$TMP/out" 2>"$TMP/err" || rc=$?
 for fw in Triton CuteDSL Cuda TileLang; do
   slug=$(echo "$fw" | tr A-Z a-z)
   grep -q "dispatch: $fw: exit [0-9]*: " "$TMP/err" || fail "b: no outcome for $fw: $(cat "$TMP/err")"
@@ -74,7 +75,7 @@ SH
 chmod +x "$TMP/bin/git"
 PATH="$TMP/bin:$PATH" "$AKA" optimize --op-dir "$SRC/examples/ops/rope" --platform nvidia/h200 \
   --agent-cli builtin --workspace "$TMP/c" --sandbox-isolation "$ISO" --max-iters 0 \
-  >"$TMP/out" 2>"$TMP/err" &
+  --no-auto-recovery >"$TMP/out" 2>"$TMP/err" &
 parent=$!
 for _ in $(seq 300); do [ "$(ls "$TMP/pids" | wc -l)" -ge 4 ] && break; sleep 0.1; done
 [ "$(ls "$TMP/pids" | wc -l)" = 4 ] || fail "c: the four children did not all start: $(cat "$TMP/err")"
