@@ -19,21 +19,8 @@
 #include "optimize/internal.h"
 #include "wiki/wiki.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_status(struct aka_episode *ep, enum aka_memory_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_status(struct aka_episode *ep, enum aka_memory_status st, const char *fmt, ...)
-{
-    va_list ap;
-    ep->status = st;
-    va_start(ap, fmt);
-    vsnprintf(ep->violation, sizeof(ep->violation), fmt, ap);
-    va_end(ap);
-}
 
 struct handoff_check {
     const struct aka_episode *ep;
@@ -235,12 +222,12 @@ static void take_handoff(struct aka_episode *ep, const struct handoff_check *hc,
          * the only "why" the record can carry, so it goes in as the reason. */
         struct aka_journal j;
         bool have = aka_journal_load(hc->journal.buf, &j, &err) == 0;
-        set_status(ep, h->status == AKA_HANDOFF_PIVOT ? AKA_MEM_PIVOT : AKA_MEM_BLOCKED, "%s",
-                   have && j.outcome_summary ? j.outcome_summary : "no summary");
+        aka_episode_set_status(ep, h->status == AKA_HANDOFF_PIVOT ? AKA_MEM_PIVOT : AKA_MEM_BLOCKED,
+                               "%s", have && j.outcome_summary ? j.outcome_summary : "no summary");
         if (have)
             aka_journal_release(&j);
     } else {
-        set_status(ep, AKA_MEM_PROMOTED, "%s", "");
+        aka_episode_set_status(ep, AKA_MEM_PROMOTED, "%s", "");
         snprintf(ep->candidate, sizeof(ep->candidate), "%s", h->candidate_commit);
     }
 }
@@ -251,14 +238,16 @@ static void classify(struct aka_episode *ep, const struct aka_agent_session_resu
     struct aka_handoff h;
     struct aka_err err = AKA_ERR_INIT;
     if (res->exit_code != 0 || res->timed_out) {
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "agent session ended badly (exit=%d%s): %s",
-                   res->exit_code, res->timed_out ? ", timed out" : "",
-                   res->diagnosis[0] ? res->diagnosis : "no diagnosis");
+        aka_episode_set_status(ep, AKA_MEM_INVALID_HANDOFF,
+                               "agent session ended badly (exit=%d%s): %s", res->exit_code,
+                               res->timed_out ? ", timed out" : "",
+                               res->diagnosis[0] ? res->diagnosis : "no diagnosis");
     } else if (!res->complete) {
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "no valid handoff after %d invocation(s): %s",
-                   res->invocations, res->diagnosis);
+        aka_episode_set_status(ep, AKA_MEM_INVALID_HANDOFF,
+                               "no valid handoff after %d invocation(s): %s", res->invocations,
+                               res->diagnosis);
     } else if (validate_handoff(hc, &h, &err) < 0) { /* re-read: the agent may still write */
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "%s", err.msg);
+        aka_episode_set_status(ep, AKA_MEM_INVALID_HANDOFF, "%s", err.msg);
     } else {
         take_handoff(ep, hc, &h);
     }
@@ -351,16 +340,17 @@ static int check_diff(struct aka_run *r, const struct aka_git *g, struct aka_epi
     int rc = aka_git_diff_names(g, ep->base, ep->candidate, &names, err);
     for (size_t i = 0; rc == 0 && i < names.n && ep->status == AKA_MEM_PROMOTED; i++)
         if (protected_path(names.v[i]))
-            set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %.12s touches the protected path %s",
-                       ep->candidate, names.v[i]);
+            aka_episode_set_status(ep, AKA_MEM_INVALID_HANDOFF,
+                                   "candidate %.12s touches the protected path %s", ep->candidate,
+                                   names.v[i]);
     for (size_t i = 0; rc == 0 && i < names.n && ep->status == AKA_MEM_PROMOTED; i++)
         if (strcmp(names.v[i], r->camp.kernel) != 0)
-            set_status(ep, AKA_MEM_INVALID_HANDOFF,
-                       "candidate %.12s changes %s; only %s may change", ep->candidate, names.v[i],
-                       r->camp.kernel);
+            aka_episode_set_status(ep, AKA_MEM_INVALID_HANDOFF,
+                                   "candidate %.12s changes %s; only %s may change", ep->candidate,
+                                   names.v[i], r->camp.kernel);
     if (rc == 0 && names.n == 0 && ep->status == AKA_MEM_PROMOTED)
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "candidate %.12s has no changes from the base",
-                   ep->candidate);
+        aka_episode_set_status(ep, AKA_MEM_INVALID_HANDOFF,
+                               "candidate %.12s has no changes from the base", ep->candidate);
     strvec_clear(&names);
     return rc;
 }
@@ -377,7 +367,7 @@ int aka_episode_check_candidate(struct aka_run *r, struct aka_episode *ep, struc
     struct aka_candidate_take t = {ep->worktree.buf, ep->branch.buf, ep->base, ep->candidate,
                                    ref.buf};
     if (!aka_candidate_take(r, &t, why, sizeof(why)))
-        set_status(ep, AKA_MEM_INVALID_HANDOFF, "%s", why);
+        aka_episode_set_status(ep, AKA_MEM_INVALID_HANDOFF, "%s", why);
     aka_git_open(&g, r->ws.buf);
     int rc = ep->status == AKA_MEM_PROMOTED ? check_diff(r, &g, ep, err) : 0;
     aka_git_close(&g);

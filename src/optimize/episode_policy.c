@@ -20,7 +20,6 @@
 #include "optimize/internal.h"
 #include "policy/policy.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,17 +30,6 @@ const char *aka_episode_policy_reviewer(const struct aka_optimize_opts *o)
     if (strcmp(o->agent_cli, "builtin") != 0)
         return "agent";
     return o->production_without_reviewer ? "waived" : "none";
-}
-
-static void reject(struct aka_episode *ep, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void reject(struct aka_episode *ep, const char *fmt, ...)
-{
-    va_list ap;
-    ep->status = AKA_MEM_REJECTED;
-    va_start(ap, fmt);
-    vsnprintf(ep->violation, sizeof(ep->violation), fmt, ap);
-    va_end(ap);
 }
 
 /* The report as JSON, every file named as the worktree names it (not the scratch copy). */
@@ -77,16 +65,19 @@ static int deterministic(struct aka_run *r, struct aka_episode *ep, struct strbu
         rc = aka_write_file_plain(path.buf, source->buf, source->len, 0644, err);
     if (rc == 0 && aka_policy_check(r->camp.framework, path.buf, &rep, &e) < 0) {
         json_object_set_new(ep->policy, "source", json_string("unreadable"));
-        reject(ep, "production policy: the candidate's %s could not be checked: %s", r->camp.kernel,
-               e.msg);
+        aka_episode_set_status(ep, AKA_MEM_REJECTED,
+                               "production policy: the candidate's %s could not be checked: %s",
+                               r->camp.kernel, e.msg);
     } else if (rc == 0) {
         json_object_set_new(ep->policy, "source", json_string(rep.n ? "violations" : "clean"));
         json_object_set_new(ep->policy, "violations",
                             violations_json(&rep, dir.buf, r->camp.kernel));
         if (rep.n)
-            reject(ep, "production policy: rule %s at %s:%d:%d: %s (%zu violation%s in all)",
-                   rep.v[0].rule, r->camp.kernel, rep.v[0].line, rep.v[0].column, rep.v[0].message,
-                   rep.n, rep.n == 1 ? "" : "s");
+            aka_episode_set_status(
+                ep, AKA_MEM_REJECTED,
+                "production policy: rule %s at %s:%d:%d: %s (%zu violation%s in all)",
+                rep.v[0].rule, r->camp.kernel, rep.v[0].line, rep.v[0].column, rep.v[0].message,
+                rep.n, rep.n == 1 ? "" : "s");
     }
     aka_policy_report_free(&rep);
     if (dir.len)
@@ -122,7 +113,8 @@ static int review(struct aka_run *r, const struct aka_optimize_opts *o, struct a
                         json_pack("{s:s, s:s, s:s, s:b}", "outcome", res.outcome, "reason",
                                   res.reason, "digest", res.digest, "cached", res.cached));
     if (!res.pass)
-        reject(ep, "production policy reviewer: %s: %s", res.outcome, res.reason);
+        aka_episode_set_status(ep, AKA_MEM_REJECTED, "production policy reviewer: %s: %s",
+                               res.outcome, res.reason);
     return 0;
 }
 
@@ -150,9 +142,11 @@ int aka_episode_policy(struct aka_run *r, const struct aka_optimize_opts *o, str
                 ep->policy, "reviewer",
                 json_pack("{s:s}", "outcome", "waived (--production-without-reviewer)"));
         else
-            reject(ep, "production: no policy reviewer can run (the built-in agent has no session "
-                       "to review with), so nothing is promoted; start the campaign with "
-                       "--production-without-reviewer to accept the deterministic policy alone");
+            aka_episode_set_status(
+                ep, AKA_MEM_REJECTED,
+                "production: no policy reviewer can run (the built-in agent has no session "
+                "to review with), so nothing is promoted; start the campaign with "
+                "--production-without-reviewer to accept the deterministic policy alone");
     }
     strbuf_release(&source);
     return rc;

@@ -10,6 +10,8 @@
 #include "base/json.h"
 #include "optimize/internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *const aka_episode_kind_names[] = {"fast", "full", "goal", NULL};
@@ -109,4 +111,13 @@ bool aka_episode_active_exists(const char *ws)
 int aka_episode_clear_active(const char *ws, struct aka_err *err)
 {
     return aka_ws_active_clear(ws, err);
+}
+
+void aka_episode_set_status(struct aka_episode *ep, enum aka_memory_status st, const char *fmt, ...)
+{
+    va_list ap;
+    ep->status = st;
+    va_start(ap, fmt);
+    vsnprintf(ep->violation, sizeof(ep->violation), fmt, ap);
+    va_end(ap);
 }

@@ -160,6 +160,9 @@ int aka_stops_check(struct aka_run *r, const struct aka_optimize_opts *o, struct
 void aka_episode_progress(struct aka_run *r, const struct aka_episode *ep, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The episode's outcome and its one-line reason in ep->violation (episode_state.c). */
+void aka_episode_set_status(struct aka_episode *ep, enum aka_memory_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Run the agent session and classify its handoff (episode_assess.c). */
 int aka_episode_session(struct aka_run *r, const struct aka_optimize_opts *o,
                         struct aka_episode *ep, struct aka_err *err);

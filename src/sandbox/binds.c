@@ -140,9 +140,22 @@ static void push3(struct strvec *a, const char *op, const char *src, const char 
     strvec_push(a, dst);
 }
 
+/* passwd, group and hosts as the job sees them: the files written into ctl, read-only. */
+static void bind_generated_etc(struct strvec *a, const char *ctl)
+{
+    static const char *const generated[] = {"passwd", "group", "hosts", NULL};
+    struct strbuf path = STRBUF_INIT;
+    for (const char *const *g = generated; *g; g++) {
+        aka_path_join(&path, ctl, *g);
+        strvec_push(a, "--ro-bind");
+        strvec_push(a, path.buf);
+        strvec_pushf(a, "/etc/%s", *g);
+    }
+    strbuf_release(&path);
+}
+
 void sbx_add_system(struct strvec *a, const char *ctl, bool net)
 {
-    struct strbuf path = STRBUF_INIT;
     char target[PATH_MAX];
     struct stat st;
 
@@ -162,34 +175,19 @@ void sbx_add_system(struct strvec *a, const char *ctl, bool net)
         push3(a, "--ro-bind-try", *f, *f);
     for (const char *const *f = net_etc_files; net && *f; f++)
         push3(a, "--ro-bind-try", *f, *f);
-    static const char *const generated[] = {"passwd", "group", "hosts", NULL};
-    for (const char *const *g = generated; *g; g++) {
-        aka_path_join(&path, ctl, *g);
-        strvec_push(a, "--ro-bind");
-        strvec_push(a, path.buf);
-        strvec_pushf(a, "/etc/%s", *g);
-    }
-    strbuf_release(&path);
+    bind_generated_etc(a, ctl);
 }
 
 /* Another host's system, whose layout is not known here: every top-level directory
  * bound when present (bwrap resolves a merged-/usr link such as /bin -> usr/bin itself). */
 void sbx_add_system_remote(struct strvec *a, const char *ctl)
 {
-    struct strbuf path = STRBUF_INIT;
     push3(a, "--ro-bind", "/usr", "/usr");
     for (const char *const *d = sys_dirs; *d; d++)
         push3(a, "--ro-bind-try", *d, *d);
     for (const char *const *f = etc_files; *f; f++)
         push3(a, "--ro-bind-try", *f, *f);
-    static const char *const generated[] = {"passwd", "group", "hosts", NULL};
-    for (const char *const *g = generated; *g; g++) {
-        aka_path_join(&path, ctl, *g);
-        strvec_push(a, "--ro-bind");
-        strvec_push(a, path.buf);
-        strvec_pushf(a, "/etc/%s", *g);
-    }
-    strbuf_release(&path);
+    bind_generated_etc(a, ctl);
 }
 
 /* The device nodes of the job's GPUs, as its platform names them. */

@@ -121,6 +121,12 @@ int sbx_gpu_ids(const struct aka_sandbox_job *job, int *ids, size_t *n, struct a
  * naming the missing node. Checked for isolation none too. */
 int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err);
 
+/* ---- result.c ---- */
+/* A finished process's status, counts and output into res (the buffers are swapped, not
+ * copied); a transport adjusts what its process means for the job afterwards. */
+struct proc_result; /* base/proc.h */
+void sbx_take_proc_result(struct aka_sandbox_result *res, struct proc_result *pr);
+
 /* ---- health.c ---- */
 /* The probe as a job of t (the local transport's probe_health). */
 int sbx_probe_job(const struct aka_sandbox_transport *t, const struct aka_sandbox_probe *p,

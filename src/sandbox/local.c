@@ -101,26 +101,6 @@ static void fill_spec(const struct local_job *lj, const struct strvec *argv, str
     spec->kill_grace_ms = 2000;
 }
 
-static void take_result(struct aka_sandbox_result *res, struct proc_result *pr)
-{
-    struct strbuf tmp;
-    res->exit_code = pr->exit_code;
-    res->term_signal = pr->term_signal;
-    res->timed_out = pr->timed_out;
-    res->out_bytes = pr->out_bytes;
-    res->err_bytes = pr->err_bytes;
-    res->out_truncated = pr->out_truncated;
-    res->err_truncated = pr->err_truncated;
-    res->wall_seconds = pr->wall_seconds;
-    /* Swap rather than copy: the buffers can be megabytes. */
-    tmp = res->out;
-    res->out = pr->out;
-    pr->out = tmp;
-    tmp = res->err;
-    res->err = pr->err;
-    pr->err = tmp;
-}
-
 /* A run that failed is the machine's problem (75), unless a stop signal ended it. */
 static int run_failed(struct aka_err *err)
 {
@@ -209,7 +189,7 @@ static int run_command(struct local_job *lj, struct aka_err *err)
     proc_result_init(&pr);
     int rc = execute(lj, &lj->argv, &pr, err);
     if (rc == 0) {
-        take_result(lj->res, &pr);
+        sbx_take_proc_result(lj->res, &pr);
         /* Without a PID namespace, end whatever the command left in its group. */
         if (job->isolation == AKA_SBX_NONE && pr.pid > 0)
             proc_kill_group(pr.pid, 100);

@@ -10,6 +10,26 @@
 #include <string.h>
 #include <time.h>
 
+void sbx_take_proc_result(struct aka_sandbox_result *res, struct proc_result *pr)
+{
+    struct strbuf tmp;
+    res->exit_code = pr->exit_code;
+    res->term_signal = pr->term_signal;
+    res->timed_out = pr->timed_out;
+    res->out_bytes = pr->out_bytes;
+    res->err_bytes = pr->err_bytes;
+    res->out_truncated = pr->out_truncated;
+    res->err_truncated = pr->err_truncated;
+    res->wall_seconds = pr->wall_seconds;
+    /* Swap rather than copy: the buffers can be megabytes. */
+    tmp = res->out;
+    res->out = pr->out;
+    pr->out = tmp;
+    tmp = res->err;
+    res->err = pr->err;
+    pr->err = tmp;
+}
+
 void aka_sandbox_result_init(struct aka_sandbox_result *r)
 {
     memset(r, 0, sizeof(*r));

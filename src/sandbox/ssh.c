@@ -367,21 +367,11 @@ static int prepare(struct ssh_job *sj, struct aka_err *err)
 
 static void take_result(struct aka_sandbox_result *res, struct proc_result *pr, long limit_s)
 {
-    struct strbuf tmp;
-    res->exit_code = pr->exit_code;
-    /* timeout(1) on the remote host: 124, or 137 once its SIGKILL was needed. */
+    sbx_take_proc_result(res, pr);
+    /* The process here is the local ssh client: its signal is not the job's, and the job's
+     * time limit is timeout(1) on the remote host: 124, or 137 once its SIGKILL was needed. */
+    res->term_signal = 0;
     res->timed_out = pr->exit_code == 124 || (pr->exit_code == 137 && pr->wall_seconds >= limit_s);
-    res->out_bytes = pr->out_bytes;
-    res->err_bytes = pr->err_bytes;
-    res->out_truncated = pr->out_truncated;
-    res->err_truncated = pr->err_truncated;
-    res->wall_seconds = pr->wall_seconds;
-    tmp = res->out;
-    res->out = pr->out;
-    pr->out = tmp;
-    tmp = res->err;
-    res->err = pr->err;
-    pr->err = tmp;
 }
 
 /* After a failed command: did it end by itself (its status file), and is the disk full? */
