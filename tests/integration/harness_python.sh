@@ -88,6 +88,9 @@ if [ -d "$rms" ]; then
     --op-dir "$rms" --kernel "$wrong/rmsnorm/unwritten.py" $ids
   case_ rms_rename_cache --pass -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/rename_cache.py" $ids
+  case_ rms_loaded_first_timing --pass --field judge.cross_check_retimed=2 -- \
+    --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" $ids \
+    --cases 1
   case_ rms_patch_timer --fail --stage integrity -- \
     --op-dir "$rms" --kernel "$wrong/rmsnorm/patch_timer.py" $ids
   case_ rms_generalized --fail --generalized --fail-shape case-1 -- \

@@ -92,7 +92,7 @@ def main() -> int:
     p.add_argument("--diag-contains", action="append", default=[])
     p.add_argument("--method")
     p.add_argument("--rc-is", type=int)
-    p.add_argument("--field", action="append", default=[], help="KEY=JSONVALUE")
+    p.add_argument("--field", action="append", default=[], help="KEY=JSONVALUE (KEY may be dotted)")
     a = p.parse_args()
 
     problems: list[str] = []
@@ -151,10 +151,13 @@ def main() -> int:
         for k in d.get("latency_us_by_shape", {}):
             if not k.startswith("case-"):
                 problems.append(f"generalized latency keyed by a real id {k}")
-    for item in a.field:
+    for item in a.field:  # KEY may be dotted: judge.cross_check_retimed
         key, _, raw = item.partition("=")
-        if d.get(key) != json.loads(raw):
-            problems.append(f"{key} = {d.get(key)!r}, expected {raw}")
+        got: object = d
+        for part in key.split("."):
+            got = got.get(part) if isinstance(got, dict) else None
+        if got != json.loads(raw):
+            problems.append(f"{key} = {got!r}, expected {raw}")
     if problems:
         for pr in problems:
             print(f"FAIL {a.name}: {pr}")
