@@ -147,6 +147,9 @@ typedef struct hx_runner {
     clockid_t cpu;      /* its process CPU clock */
     double cpu_idle_us; /* that clock when it was last seen asleep (exact then) */
     double expect_us;   /* the window of its last call of this shape: how long to doze */
+    /* cpu_time: it sleeps on go, and the window's CPU time is read with it asleep at
+     * both ends (harness_proto.h, go_spin_us); set after hx_runner_start. */
+    int cpu_window_asleep;
     int exited, wstatus;
 } hx_runner;
 
@@ -175,6 +178,7 @@ typedef struct hx_call {
     double cpu_window_us;     /* of that, what it used between go and done (CALL) */
     double reported_us;       /* the runner's own measurement (CALL) */
     double ping_us;           /* the pinger's CPU time for a request right before this one */
+    double ping_window_us;    /* of that, what it used between go and done */
     char error[HX_ERROR_TEXT];
 } hx_call;
 
@@ -296,7 +300,7 @@ int hx_check_outputs(hx_eval *ev, hx_job *j, int slot, void **want, char *msg, s
 int hx_check_inputs(hx_eval *ev, hx_job *j, int slot, char *msg, size_t n);
 void hx_progress(const char *phase, const hx_shape *sh, long long seed);
 /* The pinger's CPU time for one request right now (0 without a pinger). */
-double hx_ping(hx_eval *ev);
+double hx_ping(hx_eval *ev, double *window_us);
 
 /* The timed schedule of the current runner on job j (harness_timing.c); 0 when every run
  * went right, 1 failed, 2 failed and the runner must be replaced. */

@@ -406,6 +406,13 @@ static int send_shape(hx_eval *ev, hx_job *j, char *msg, size_t n)
     return request(ev, HP_REQ_SHAPE, 0, &c, msg, n);
 }
 
+/* Whether a runner's window CPU time is read with it asleep at both ends: the CPU
+ * latency ("cpu_time") is built on it; the other methods read it for nothing. */
+static int cpu_window_asleep(const hx_eval *ev)
+{
+    return !ev->tg->device && ev->plan->cpu_time;
+}
+
 /* Start a runner and SETUP; 0 ok, else text in msg and the status in *status. */
 static int start_runner(hx_eval *ev, const char *path, const char *who, char *msg, size_t n,
                         int *status)
@@ -417,6 +424,7 @@ static int start_runner(hx_eval *ev, const char *path, const char *who, char *ms
         return -1;
     }
     ev->have_runner = 1;
+    ev->run.cpu_window_asleep = cpu_window_asleep(ev);
     if (request(ev, HP_REQ_SETUP, 0, &c, msg, n) != 0) {
         *status = c.status;
         return -1;
@@ -613,12 +621,15 @@ static void free_job(hx_job *j, const hx_plan *p)
     free(j->inputs_back);
 }
 
-/* The pinger's CPU time for one request now (0 when there is no pinger). */
-double hx_ping(hx_eval *ev)
+/* The pinger's CPU time for one request now, and in *window_us what of it fell between
+ * go and done (0 when there is no pinger). */
+double hx_ping(hx_eval *ev, double *window_us)
 {
     hx_call c;
+    *window_us = 0;
     if (!ev->have_pinger || hx_runner_request(&ev->pinger, HP_REQ_CALL, 0, &c) != 0)
         return 0;
+    *window_us = c.cpu_window_us > 0 ? c.cpu_window_us : 0;
     return c.cpu_us > 0 ? c.cpu_us : 0;
 }
 
@@ -657,6 +668,7 @@ int hx_evaluate(const hx_plan *plan, const hx_target *tg)
         hx_runner_start(&ev.pinger, NULL, "the pinger", HP_CTL_BYTES, why, sizeof(why)) == 0;
     if (!ev.have_pinger)
         hx_log("no pinger (%s): the CPU-time checks use no calibration", why);
+    ev.pinger.cpu_window_asleep = cpu_window_asleep(&ev);
     ev.jobs = calloc((size_t)plan->n_shapes, sizeof(hx_job));
     if (!ev.jobs || hx_acc_init(&ev.a) != 0 || alloc_scratch(&ev) != 0 || hx_secret(&ev.secret)) {
         hx_log("out of memory, or no getrandom(2), before any runner started");

@@ -15,7 +15,7 @@
  *   judge                                    runner
  *   arm = n; wake arm                        (asleep on arm)
  *                                            ready = n
- *   sees ready; t_go = clock; go = n         (spinning on go)
+ *   sees ready; t_go = clock; go = n         (spinning on go, or asleep: go_spin_us)
  *                                            runs the request; done = n
  *   sees done; t_done = clock                futex-waits on arm (asleep)
  *
@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #define HP_MAGIC       0x6a616b61u /* "akaj" */
-#define HP_VERSION     1u
+#define HP_VERSION     2u
 #define HP_FD          3 /* the memfd in a runner */
 #define HP_NAME        128
 #define HP_MAX_TENSORS 64
@@ -77,7 +77,12 @@ typedef struct hp_ctl {
     hp_word arm, ready, go, done;
     int32_t req, slot; /* request (judge) */
     int32_t status;    /* reply (runner) */
-    int32_t pad1;
+    /* request (judge): how long the runner may spin waiting for go (µs, at most
+     * HP_GO_SPIN_US); 0: sleep on it at once. With "cpu_time" the judge reads the
+     * runner's CPU clock only while it sleeps, before go and after done: the kernel
+     * brings a process clock up to date at a context switch, not when another process
+     * reads it, so a read while the runner runs can lag by a whole scheduler tick. */
+    int32_t go_spin_us;
     double reported_us;  /* CALL: the runner's own measurement */
     int64_t device_free; /* SETUP: free device memory in bytes; 0 on the CPU */
     char error[512];     /* reply text for a non-zero status */
@@ -147,6 +152,13 @@ static inline long hp_futex_wake(uint32_t *p)
  * an honest runner spends outside the judge's window small (judge_runner.c counts it). The pinger
  * spins as long. */
 #define HP_GO_SPIN_US 20.0
+
+/* The spin the judge allows before go (ctl.go_spin_us), clamped to [0, HP_GO_SPIN_US]. */
+static inline double hp_go_spin(const hp_ctl *ctl)
+{
+    int32_t us = ctl->go_spin_us;
+    return us <= 0 ? 0 : us > HP_GO_SPIN_US ? HP_GO_SPIN_US : us;
+}
 
 /* CLOCK_MONOTONIC in microseconds: only for bounding a spin, never for timing. */
 static inline double hp_now_us(void)

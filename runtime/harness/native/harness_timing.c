@@ -126,6 +126,24 @@ void hx_timed_free(hx_timed *t)
     memset(t, 0, sizeof(*t));
 }
 
+/*
+ * A run's latency with "cpu_time": the runner process's CPU time from go to done (every
+ * thread; read with the runner asleep at both ends, judge_runner.c), less the pinger's
+ * for the same empty handshake (waking on go, answering done, falling asleep), but never
+ * below the runner's own figure (which can only make it slower, and keeps its resolution
+ * where the two CPU readings' difference is noise); plus what the runner used outside
+ * the window beyond the pinger's own outside (work moved before ready or after done is
+ * charged, as with wall). The kernel's accounting, read by the judge: preemption by
+ * other tasks on a shared host adds wall time, not CPU time. The pinger's noise enters
+ * the second term clamped at 0, not as a signed error on the whole run.
+ */
+static double cpu_time_latency(const hx_call *c, double rep)
+{
+    double inside = fmax(rep, c->cpu_window_us - c->ping_window_us);
+    double outside = (c->cpu_us - c->cpu_window_us) - (c->ping_us - c->ping_window_us);
+    return inside + fmax(0, outside);
+}
+
 static void record(hx_eval *ev, hx_timed *tm, int k, const hx_call *c, double prep, double fetch)
 {
     double rep = isfinite(c->reported_us) ? c->reported_us : -1;
@@ -143,16 +161,11 @@ static void record(hx_eval *ev, hx_timed *tm, int k, const hx_call *c, double pr
     /* CPU, wall: the run is charged its excess too. Work moved out of the window then buys
      * nothing, whatever the threshold of the check, and an honest runner pays only the
      * handshake noise the pinger did not see, as the reference's runner does.
-     * CPU, cpu_time: the runner process's CPU time between go and done (every thread),
-     * plus what it used outside the window beyond the pinger's handshake (work moved
-     * before ready or after done is charged, as with wall). The kernel's accounting, read
-     * by the judge: preemption by other tasks on a shared host adds wall time, not CPU
-     * time, so it stays out of the latency. The pinger's noise only enters through the
-     * second term, clamped at 0, not as a signed error on the whole run. */
+     * CPU, cpu_time: cpu_time_latency(). */
     if (ev->tg->device)
         tm->latency[k] = rep;
     else if (ev->plan->cpu_time)
-        tm->latency[k] = c->cpu_window_us + fmax(0, c->cpu_us - c->cpu_window_us - c->ping_us);
+        tm->latency[k] = cpu_time_latency(c, rep);
     else
         tm->latency[k] = c->window_us + tm->ph[HX_PH_EXCESS][k];
     tm->ph[HX_PH_PREP][k] = prep;
@@ -215,7 +228,8 @@ int hx_schedule(hx_eval *ev, hx_job *j)
         char msg[HX_MSG], what[64];
         hx_call c;
         prepare(ev, j, r, s);
-        double ping = hx_ping(ev);
+        double ping_window;
+        double ping = hx_ping(ev, &ping_window);
         if ((rc = hx_run_slot(ev, s, j->inputs_back[r], &c, &prep, &fetch, msg, sizeof(msg))) !=
             0) {
             run_name(p, r, what, sizeof(what));
@@ -228,6 +242,7 @@ int hx_schedule(hx_eval *ev, hx_job *j)
         if (after_run(ev, j, r, s) != 0)
             return 1;
         c.ping_us = ping;
+        c.ping_window_us = ping_window;
         if (r >= p->warmup)
             record(ev, tm, r - p->warmup, &c, prep, fetch);
     }

@@ -104,7 +104,7 @@ static void pinger_loop(hp_ctl *ctl)
     for (uint32_t seq = 1;; seq++) {
         hp_wait_word(&ctl->arm, seq, 0);
         hp_signal(&ctl->ready, seq);
-        hp_wait_word(&ctl->go, seq, HP_GO_SPIN_US);
+        hp_wait_word(&ctl->go, seq, hp_go_spin(ctl));
         ctl->status = 0;
         ctl->reported_us = 0;
         hp_signal(&ctl->done, seq);
@@ -323,6 +323,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     }
     uint32_t n = ++r->seq;
     ctl->req = req, ctl->slot = slot, ctl->status = 0, ctl->reported_us = 0;
+    ctl->go_spin_us = r->cpu_window_asleep ? 0 : (int32_t)HP_GO_SPIN_US;
     cpu_arm = thread_cpu_us();
     t_arm = hx_now_us();
     hp_store(&ctl->arm.v, n);
@@ -332,21 +333,25 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
         c->outcome = HX_CALL_DIED;
         return -1;
     }
-    /* The runner's process clock while it runs includes its current slice (the kernel
-     * brings it up to date on a read): what it spends between go and done, every thread. */
+    c->wake_us = hx_now_us() - t_arm;
+    /* Preempted while the runner waited for go: it spun (up to HP_GO_SPIN_US) meanwhile. */
+    c->wake_disturbed_us = c->wake_us - (thread_cpu_us() - cpu_arm) - slept;
+    /* Another process's CPU clock is brought up to date when that process is switched
+     * out or at a scheduler tick, not when it is read: read while the runner runs, it can
+     * lag by a tick (a 4k vector_add read 0.00 us). With cpu_window_asleep the runner
+     * sleeps on go and the clock is read once it is seen asleep: exact. */
+    if (r->cpu_window_asleep && (c->outcome = wait_asleep(r, c)) != HX_CALL_OK)
+        return -1;
     double run0 = cpu_us(r);
     cpu0 = thread_cpu_us();
     t_go = hx_now_us();
-    c->wake_us = t_go - t_arm;
-    /* Preempted while the runner waited for go: it spun (up to HP_GO_SPIN_US) meanwhile. */
-    c->wake_disturbed_us = c->wake_us - (cpu0 - cpu_arm) - slept;
     hp_signal(&ctl->go, n);
     if (wait_word(r, &ctl->done, n, req == HP_REQ_CALL ? r->expect_us : 0, &slept, &woke) < 0) {
         c->outcome = HX_CALL_DIED;
         return -1;
     }
     t_done = hx_now_us();
-    c->cpu_window_us = cpu_us(r) - run0;
+    double cpu_done = cpu_us(r); /* may lag (above); exact only when read asleep */
     c->window_us = t_done - t_go;
     if (req == HP_REQ_CALL)
         r->expect_us = c->window_us;
@@ -358,6 +363,7 @@ int hx_runner_request(hx_runner *r, int req, int slot, hx_call *c)
     c->outcome = wait_asleep(r, c);
     c->post_us = hx_now_us() - t_done;
     double cpu = cpu_us(r);
+    c->cpu_window_us = (r->cpu_window_asleep ? cpu : cpu_done) - run0;
     c->cpu_us = cpu - r->cpu_idle_us;
     r->cpu_idle_us = cpu;
     read_reply(r, c);

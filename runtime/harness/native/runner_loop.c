@@ -321,7 +321,7 @@ static void serve(runner *r)
         /* Asleep between requests: the judge checks that this process uses no CPU there. */
         hp_wait_word(&ctl->arm, seq, 0);
         hp_signal(&ctl->ready, seq);
-        hp_wait_word(&ctl->go, seq, HP_GO_SPIN_US);
+        hp_wait_word(&ctl->go, seq, hp_go_spin(ctl));
         int st = handle(r, ctl->req, ctl->slot, &us, err, sizeof(err));
         ctl = r->ctl; /* a SHAPE request may have remapped */
         ctl->status = st;
