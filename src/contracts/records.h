@@ -112,6 +112,10 @@ struct aka_timing {
     long long warmup, reps;
     bool l2_flush;
     struct aka_shape_map cv_by_shape; /* coefficient of variation per shape */
+    /* A time-budgeted schedule (docs/evaluator.md): the budget of a shape's timed runs per
+     * runner (0: none recorded) and how many timed runs each shape got within it. */
+    long long time_budget_ms;
+    struct aka_shape_map reps_by_shape;
 };
 
 struct aka_result {

@@ -161,6 +161,7 @@ void aka_result_release(struct aka_result *r)
     VEC_FREE(r->seeds);
     free(r->timing.method);
     aka_shape_map_release(&r->timing.cv_by_shape);
+    aka_shape_map_release(&r->timing.reps_by_shape);
     for (size_t i = 0; i < r->diagnostics.n; i++) {
         free(r->diagnostics.v[i].stage);
         free(r->diagnostics.v[i].shape_id);
@@ -309,7 +310,8 @@ static const char *const timing_methods[] = {"cuda_event", "cuda_graph", "cpu_mo
 
 static int get_timing(const struct jctx *c, json_t *obj, struct aka_timing *t)
 {
-    static const char *const keys[] = {"method", "warmup", "reps", "l2_flush", "cv_by_shape", NULL};
+    static const char *const keys[] = {"method",      "warmup",         "reps",          "l2_flush",
+                                       "cv_by_shape", "time_budget_ms", "reps_by_shape", NULL};
     json_t *o = NULL;
     int method = 0;
     if (jget_obj(c, obj, "", "timing", false, &o) < 0)
@@ -323,7 +325,9 @@ static int get_timing(const struct jctx *c, json_t *obj, struct aka_timing *t)
                    jget_int(c, o, "timing", "warmup", true, &t->warmup) < 0 ||
                    jget_int(c, o, "timing", "reps", true, &t->reps) < 0 ||
                    jget_bool(c, o, "timing", "l2_flush", true, &t->l2_flush) < 0 ||
-                   get_shape_map(c, o, "timing", "cv_by_shape", &t->cv_by_shape) < 0
+                   get_shape_map(c, o, "timing", "cv_by_shape", &t->cv_by_shape) < 0 ||
+                   jget_int(c, o, "timing", "time_budget_ms", false, &t->time_budget_ms) < 0 ||
+                   get_shape_map(c, o, "timing", "reps_by_shape", &t->reps_by_shape) < 0
                ? -1
                : 0;
 }
@@ -574,7 +578,13 @@ static int check_timing(const struct jctx *c, const struct aka_timing *t)
         return jfail(c, "timing.warmup", "expected an integer >= 0; got %lld", t->warmup);
     if (t->reps < 1)
         return jfail(c, "timing.reps", "expected an integer >= 1; got %lld", t->reps);
-    return check_shape_map(c, "timing.cv_by_shape", &t->cv_by_shape, true);
+    if (t->time_budget_ms < 0)
+        return jfail(c, "timing.time_budget_ms", "expected an integer >= 0; got %lld",
+                     t->time_budget_ms);
+    return check_shape_map(c, "timing.cv_by_shape", &t->cv_by_shape, true) < 0 ||
+                   check_shape_map(c, "timing.reps_by_shape", &t->reps_by_shape, true) < 0
+               ? -1
+               : 0;
 }
 
 static int check_probe(const struct jctx *c, const struct aka_result *r, size_t i)
@@ -730,6 +740,10 @@ static json_t *timing_json(const struct aka_timing *t)
     json_object_set_new(o, "reps", json_integer(t->reps));
     json_object_set_new(o, "l2_flush", json_boolean(t->l2_flush));
     json_object_set_new(o, "cv_by_shape", shape_map_json(&t->cv_by_shape));
+    if (t->time_budget_ms > 0) {
+        json_object_set_new(o, "time_budget_ms", json_integer(t->time_budget_ms));
+        json_object_set_new(o, "reps_by_shape", shape_map_json(&t->reps_by_shape));
+    }
     return o;
 }
 

@@ -232,6 +232,8 @@ json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_nat
         "eval_id", o->eval_id, "kernel_sha256", o->kernel_sha256, "seeds", seeds, "warmup",
         o->warmup, "reps", o->reps, "llc_bytes", (json_int_t)o->llc_bytes, "rotate_budget_bytes",
         (json_int_t)o->rotate_budget, "shapes", shapes);
+    if (o->time_budget_ms > 0)
+        json_object_set_new(plan, "time_budget_ms", json_integer(o->time_budget_ms));
     if (op->native.language == AKA_LANG_C)
         json_object_set_new(plan, "cpu_timing",
                             json_string(op->native.wall_timing ? "wall" : "cpu_time"));
@@ -421,8 +423,19 @@ static const char *const sol_inputs[] = {"definition.json", "workload.jsonl", "r
 static int write_plan(struct eval_ctx *c, struct aka_err *err)
 {
     long long llc = c->req->llc_bytes > 0 ? c->req->llc_bytes : c->cuda ? 0 : host_llc_bytes();
+    int budget = c->req->time_budget_ms;
     struct aka_native_plan_opts o = {
-        c->eval_id, c->sha, c->req->shape_ids, c->n_seeds, c->warmup, c->reps, llc, 0};
+        .eval_id = c->eval_id,
+        .kernel_sha256 = c->sha,
+        .shape_ids = c->req->shape_ids,
+        .n_seeds = c->n_seeds,
+        .warmup = c->warmup,
+        .reps = c->reps,
+        .llc_bytes = llc,
+        .time_budget_ms = budget < 0 ? 0
+                          : budget   ? budget
+                                     : AKA_EVAL_TIME_BUDGET_MS,
+    };
     struct strbuf path = STRBUF_INIT;
     json_t *plan = aka_eval_native_plan(&c->op, &o, err);
     int rc = -1;
@@ -858,6 +871,10 @@ static int check_request(const struct aka_eval_request *req, struct eval_ctx *c,
                            req->framework);
     if (aka_platform_parse(req->platform, req->cuda_arch, &c->plat, err) < 0)
         return -1;
+    if (req->time_budget_ms > 3600000)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--time-budget-ms: expected at most 3600000 (an hour); got %d",
+                           req->time_budget_ms);
     if (req->multi_seed > 1000 || req->timed_runs > 100000 || req->warmup > 100000)
         return aka_err_set(
             err, AKA_EXIT_USAGE,

@@ -53,6 +53,9 @@ const char *aka_eval_framework(const char *s);
 
 /* ---- a request and its outcome --------------------------------------------------------- */
 
+/* The default time budget of a shape's timed runs, per runner (aka_eval_request). */
+#define AKA_EVAL_TIME_BUDGET_MS 2000
+
 struct aka_eval_request {
     const char *op_dir;
     const char *kernel;             /* host path of the candidate file */
@@ -63,12 +66,15 @@ struct aka_eval_request {
     int multi_seed;                 /* correctness seeds 0..N-1; <= 0 means 1 */
     int timed_runs;                 /* < 0: the harness's default (C 25, CUDA 100, Python 100) */
     int warmup;                     /* < 0: the harness's default (C 3, CUDA 10, Python 10) */
-    const struct strvec *tune;      /* NULL or "NAME=VALUE" knobs (native only) */
-    const char *cuda_arch;          /* --arch; NULL: the platform's */
-    long timeout_s;                 /* <= 0: AKA_SBX_DEFAULT_TIMEOUT_S */
-    long long llc_bytes;            /* <= 0: read from this host's sysfs (native C) */
-    const char *eval_id;            /* NULL: generated */
-    bool in_agent_sandbox;          /* an agent's `aka eval` inside the agent sandbox (job field) */
+    /* The time budget of a shape's timed runs per runner (native operators): fewer timed
+     * runs when the reference's call is slow. 0: AKA_EVAL_TIME_BUDGET_MS; < 0: none. */
+    int time_budget_ms;
+    const struct strvec *tune; /* NULL or "NAME=VALUE" knobs (native only) */
+    const char *cuda_arch;     /* --arch; NULL: the platform's */
+    long timeout_s;            /* <= 0: AKA_SBX_DEFAULT_TIMEOUT_S */
+    long long llc_bytes;       /* <= 0: read from this host's sysfs (native C) */
+    const char *eval_id;       /* NULL: generated */
+    bool in_agent_sandbox;     /* an agent's `aka eval` inside the agent sandbox (job field) */
     /* `aka profile`: the job runs the harness under this profiler command line (profile.h
      * aka_profile_ncu_argv; argv[0] an absolute path), which writes its CSV export to
      * AKA_EVAL_PROFILE_EXPORT in the job; the export comes back into artifact_dir. The
@@ -128,6 +134,7 @@ struct aka_native_plan_opts {
     const struct strvec *shape_ids; /* NULL or empty: all */
     int n_seeds, warmup, reps;
     long long llc_bytes, rotate_budget; /* 0: the harness decides */
+    int time_budget_ms;                 /* a shape's timed runs per runner; 0: none */
 };
 
 /* plan.json ("aka.native.plan.v1") for a native operator; code 2 on an unknown shape id. */

@@ -124,6 +124,51 @@ for opdir in "$OPS"/*/; do
     fi
 done
 
+# ---- time budget: a reference that takes 200 ms per call -------------------------------------
+# 25 timed runs and 3 warm-ups would take 5.6 s per runner on this shape; the default budget
+# (2000 ms of timed runs per shape and runner) cuts the schedule from the reference's
+# correctness call, and the result records the budget and the count.
+cp -r "$OPS/vector_add" "$TMP/va_slow"
+cat >"$TMP/va_slow/reference.c" <<'EOF_C'
+/* vector_add, but every call first waits 200 ms: a slow reference. */
+#define _POSIX_C_SOURCE 199309L
+#include "aka_native_abi.h"
+#include <time.h>
+
+int aka_reference(const aka_tensor *inputs, int n_in, aka_tensor *outputs, int n_out,
+                  const aka_params *params)
+{
+    struct timespec t0, t;
+    (void)params;
+    if (n_in != 2 || n_out != 1)
+        return AKA_ERR_SHAPE;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000000L);
+    const float *x = (const float *)inputs[0].data, *y = (const float *)inputs[1].data;
+    float *z = (float *)outputs[0].data;
+    for (int64_t i = 0; i < outputs[0].shape[0]; i++)
+        z[i] = x[i] + y[i];
+    return AKA_OK;
+}
+EOF_C
+t0=$(date +%s)
+if ev va-slow 0 --op-dir "$TMP/va_slow" --kernel "$TMP/va_slow/seeds/C/kernel.c" --framework C \
+    --platform cpu --shape-id n4k; then
+    took=$(($(date +%s) - t0))
+    python3 - "$TMP/va-slow.out" "$took" <<'EOF_PY' && ok "time budget: the 200 ms reference's schedule was cut (${took} s)" || fail "time budget: $(cat "$TMP/va-slow.err" | tail -3)"
+import json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith("RESULT_JSON=")][0]
+t = json.loads(line[len("RESULT_JSON="):])["timing"]
+assert t["time_budget_ms"] == 2000, t
+reps = t["reps_by_shape"]["n4k"]
+# 2000 ms / (200 ms and the judge's window around it): 9 or 10 runs, never the plan's 25.
+assert 3 <= reps <= 10 and t["reps"] == 25, t
+assert int(sys.argv[2]) < 60, f"took {sys.argv[2]} s"
+EOF_PY
+fi
+
 # ---- 2. planted wrong candidates ----------------------------------------------------------
 # The timing method is the operator's: "wall" (the default, the judge's window) is recorded
 # as cpu_monotonic above; "cpu_time" (opt-in) as such.

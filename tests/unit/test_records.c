@@ -244,7 +244,15 @@ static const struct result_row bad_rows[] = {
          ",\"timing\":{\"method\":\"cpu_monotonic\",\"warmup\":1,\"reps\":1,\"l2_flush\":true,"
          "\"flush\":1}"),
      "eval:1: timing.flush: unknown field (known fields: method, warmup, reps, l2_flush, "
-     "cv_by_shape)"},
+     "cv_by_shape, time_budget_ms, reps_by_shape)"},
+    {"timing budget negative",
+     ONE(BASE_OK ",\"timing\":{\"method\":\"cpu_monotonic\",\"warmup\":1,\"reps\":1,"
+                 "\"l2_flush\":true,\"time_budget_ms\":-5}"),
+     "eval:1: timing.time_budget_ms: expected an integer >= 0; got -5"},
+    {"timing reps by shape not a number",
+     ONE(BASE_OK ",\"timing\":{\"method\":\"cpu_monotonic\",\"warmup\":1,\"reps\":1,"
+                 "\"l2_flush\":true,\"time_budget_ms\":2000,\"reps_by_shape\":{\"s0\":\"9\"}}"),
+     "eval:1: timing.reps_by_shape.s0: expected a number or null; got \"9\""},
     {"timing reps 0",
      ONE(BASE_OK
          ",\"timing\":{\"method\":\"cpu_monotonic\",\"warmup\":1,\"reps\":0,\"l2_flush\":true}"),
@@ -306,6 +314,8 @@ static void t_result_writer(void **state)
     r.timing.present = true;
     aka_result_set_string(&r.timing.method, "cpu_time"); /* the native judge's CPU default */
     r.timing.warmup = 3, r.timing.reps = 20;
+    r.timing.time_budget_ms = 2000; /* a schedule cut to the budget on s0 */
+    aka_shape_map_set(&r.timing.reps_by_shape, "s0", 9);
     assert_int_equal(aka_result_print(f, &r, &err), 0);
     fclose(f);
     assert_true(strncmp(buf, RJ, strlen(RJ)) == 0);
@@ -316,6 +326,8 @@ static void t_result_writer(void **state)
     assert_string_equal(back.failures.v[0], "sid=2: correctness max_abs_err 0.5");
     assert_false(aka_measured(back.performance_score));
     assert_string_equal(back.timing.method, "cpu_time"); /* recorded as the judge said */
+    assert_int_equal(back.timing.time_budget_ms, 2000);
+    assert_true(aka_shape_map_get(&back.timing.reps_by_shape, "s0") == 9.0);
     aka_result_release(&back);
     free(buf);
 

@@ -69,7 +69,8 @@ typedef struct hx_plan {
     char *op_name, *eval_id, *kernel_sha256;
     int64_t *seeds;
     int n_seeds;
-    int warmup, reps;
+    int warmup, reps;      /* at most: a shape's schedule may be cut to the time budget */
+    double time_budget_us; /* the timed runs of a shape, per runner; 0: none */
     int64_t llc_bytes;     /* last-level cache one core sees; 0: ask the system */
     int64_t rotate_budget; /* most bytes the rotated copies of one shape may take; 0: default */
     int cpu_time;          /* CPU: the latency is the runner's CPU time, not the window */
@@ -241,6 +242,10 @@ typedef struct hx_job {
     int *check_of;              /* per run: index into ref_timed, -1 when not checked */
     unsigned char *inputs_back; /* per run: its inputs are compared after it (hx_schedule) */
     int n_checked;
+    /* This shape's schedule: the plan's counts, cut to fit the time budget from how long
+     * the reference's correctness calls took (budget_schedule). Both runners use it. */
+    int warmup, reps;
+    double ref_call_us; /* the reference's slowest correctness call, judge's window */
     void **ref_timed; /* n_checked*n_out reference outputs of the checked timed runs */
     hx_timed ref, cand;
 } hx_job;

@@ -36,6 +36,8 @@
  * they fit, else a secret sample of as many as fit (never fewer than HX_MIN_CHECKED). */
 #define HX_CHECK_BUDGET ((int64_t)128 << 20)
 #define HX_MIN_CHECKED  2
+/* The fewest timed runs a time budget leaves a shape (a median and a spread need 3). */
+#define HX_BUDGET_MIN_REPS 3
 /* On a device, the share of timed runs whose inputs come back to be compared. */
 #define HX_INPUTS_FRACTION 0.1
 #define HX_MSG             1536
@@ -83,6 +85,7 @@ static int layout(hx_eval *ev, hx_job *j, const hx_shape *sh)
     for (int t = 0; t < sh->n_out; t++)
         ws += align_up(sh->out[t].bytes), out_bytes += sh->out[t].bytes;
     j->sh = sh;
+    j->warmup = ev->plan->warmup, j->reps = ev->plan->reps;
     j->K = choose_copies(ev, ws);
     j->in_off = calloc((size_t)(j->K * sh->n_in), sizeof(uint64_t));
     j->out_off = calloc((size_t)(j->K * sh->n_out), sizeof(uint64_t));
@@ -90,6 +93,8 @@ static int layout(hx_eval *ev, hx_job *j, const hx_shape *sh)
     j->inputs_back = calloc((size_t)n, 1);
     if (!j->in_off || !j->out_off || !j->check_of || !j->inputs_back)
         return -1;
+    for (int r = 0; r < n; r++)
+        j->check_of[r] = -1; /* until choose_checked, after the reference's cases */
     for (int k = 0; k < j->K; k++) {
         for (int t = 0; t < sh->n_in; t++) {
             j->in_off[k * sh->n_in + t] = cur;
@@ -112,13 +117,12 @@ static int layout(hx_eval *ev, hx_job *j, const hx_shape *sh)
  * caught on the first sampled one, and one that writes them on a few runs gains nothing. */
 static void choose_inputs_back(hx_eval *ev, hx_job *j, uint64_t *draw)
 {
-    const hx_plan *p = ev->plan;
-    int want = (int)ceil(HX_INPUTS_FRACTION * p->reps);
+    int want = (int)ceil(HX_INPUTS_FRACTION * j->reps);
     want = want < HX_MIN_CHECKED ? HX_MIN_CHECKED : want;
-    for (int r = 0; r < p->warmup + p->reps; r++)
-        j->inputs_back[r] = !ev->tg->device || r < p->warmup || want >= p->reps;
-    for (int drawn = 0; ev->tg->device && drawn < want && want < p->reps;) {
-        int r = p->warmup + (int)(hx_mix(draw) % (uint64_t)p->reps);
+    for (int r = 0; r < j->warmup + j->reps; r++)
+        j->inputs_back[r] = !ev->tg->device || r < j->warmup || want >= j->reps;
+    for (int drawn = 0; ev->tg->device && drawn < want && want < j->reps;) {
+        int r = j->warmup + (int)(hx_mix(draw) % (uint64_t)j->reps);
         if (!j->inputs_back[r])
             j->inputs_back[r] = 1, drawn++;
     }
@@ -128,23 +132,22 @@ static void choose_inputs_back(hx_eval *ev, hx_job *j, uint64_t *draw)
  * indices, driven by the evaluation's secret. */
 static void choose_checked(hx_eval *ev, hx_job *j, uint64_t *draw)
 {
-    const hx_plan *p = ev->plan;
     int64_t per = 0, fit;
-    int n = p->warmup + p->reps, *order = malloc((size_t)p->reps * sizeof(int));
+    int n = ev->plan->warmup + ev->plan->reps, *order = malloc((size_t)j->reps * sizeof(int));
     for (int t = 0; t < j->sh->n_out; t++)
         per += (int64_t)j->sh->out[t].bytes;
-    fit = per > 0 ? HX_CHECK_BUDGET / per : p->reps;
-    j->n_checked = fit >= p->reps ? p->reps : (int)(fit < HX_MIN_CHECKED ? HX_MIN_CHECKED : fit);
-    if (j->n_checked > p->reps)
-        j->n_checked = p->reps;
+    fit = per > 0 ? HX_CHECK_BUDGET / per : j->reps;
+    j->n_checked = fit >= j->reps ? j->reps : (int)(fit < HX_MIN_CHECKED ? HX_MIN_CHECKED : fit);
+    if (j->n_checked > j->reps)
+        j->n_checked = j->reps;
     for (int r = 0; r < n; r++)
         j->check_of[r] = -1;
-    for (int i = 0; order && i < p->reps; i++)
+    for (int i = 0; order && i < j->reps; i++)
         order[i] = i;
     for (int i = 0; order && i < j->n_checked; i++) {
-        int k = i + (int)(hx_mix(draw) % (uint64_t)(p->reps - i)), tmp = order[i];
+        int k = i + (int)(hx_mix(draw) % (uint64_t)(j->reps - i)), tmp = order[i];
         order[i] = order[k], order[k] = tmp;
-        j->check_of[p->warmup + order[i]] = i;
+        j->check_of[j->warmup + order[i]] = i;
     }
     free(order);
 }
@@ -463,6 +466,7 @@ static int run_case(hx_eval *ev, hx_job *j, int si)
     if (!ev->candidate) {
         for (int t = 0; t < sh->n_out; t++)
             memcpy(j->ref_case[si * sh->n_out + t], ev->run.base + j->out_off[t], sh->out[t].bytes);
+        j->ref_call_us = fmax(j->ref_call_us, c.window_us);
         return 0;
     }
     if (hx_check_outputs(ev, j, 0, j->ref_case + si * sh->n_out, msg, sizeof(msg))) {
@@ -484,16 +488,40 @@ static int alloc_job(hx_eval *ev, hx_job *j)
         j->priv = alloc_list(j->K * sh->n_in, sh->in, sh->n_in);
     if (!ev->candidate) {
         j->ref_case = alloc_list(ev->plan->n_seeds * sh->n_out, sh->out, sh->n_out);
-        j->ref_timed = alloc_list(j->n_checked * sh->n_out, sh->out, sh->n_out);
-        if (!j->ref_case || !j->ref_timed || hx_timed_alloc(&j->ref, ev->plan->reps) != 0)
+        if (!j->ref_case || hx_timed_alloc(&j->ref, ev->plan->reps) != 0)
             return -1;
     } else if (hx_timed_alloc(&j->cand, ev->plan->reps) != 0)
         return -1;
     return j->priv ? 0 : -1;
 }
 
+/*
+ * Cut a shape's schedule to the plan's time budget, as the official evaluators bound
+ * theirs: a reference that takes 200 ms per call would otherwise spend 5 s of timed runs
+ * per runner on one shape, and every campaign's V0 pays it. The count comes from the
+ * reference's slowest correctness call (the judge's window, so the candidate cannot
+ * shorten its own schedule), with at least HX_BUDGET_MIN_REPS timed runs and one
+ * warm-up (when the plan has any); both runners then run the same schedule.
+ */
+static void budget_schedule(const hx_eval *ev, hx_job *j)
+{
+    const hx_plan *p = ev->plan;
+    if (p->time_budget_us <= 0 || j->ref_call_us <= 0)
+        return;
+    double fit = floor(p->time_budget_us / j->ref_call_us);
+    int min_reps = p->reps < HX_BUDGET_MIN_REPS ? p->reps : HX_BUDGET_MIN_REPS;
+    j->reps = fit >= p->reps ? p->reps : fit < min_reps ? min_reps : (int)fit;
+    /* Warm-ups: a tenth of the budget, at least one. */
+    j->warmup = fit / 10 >= p->warmup ? p->warmup : p->warmup > 0 && fit < 10 ? 1 : (int)(fit / 10);
+    if (j->reps < p->reps)
+        hx_log("shape %s: %d timed runs and %d warm-ups of %d and %d fit the %.0f ms budget "
+               "(the reference's call: %.1f ms)",
+               j->sh->id, j->reps, j->warmup, p->reps, p->warmup, p->time_budget_us / 1e3,
+               j->ref_call_us / 1e3);
+}
+
 /* Every case and the schedule of one shape on the reference runner; 0 ok. */
-static int reference_shape(hx_eval *ev, hx_job *j)
+static int reference_shape(hx_eval *ev, hx_job *j, uint64_t *draw)
 {
     char msg[HX_MSG];
     if (alloc_job(ev, j) != 0) {
@@ -509,6 +537,14 @@ static int reference_shape(hx_eval *ev, hx_job *j)
     for (int si = 0; si < ev->plan->n_seeds; si++)
         if (run_case(ev, j, si) != 0)
             return -1;
+    budget_schedule(ev, j);
+    choose_checked(ev, j, draw);
+    choose_inputs_back(ev, j, draw);
+    if (!(j->ref_timed = alloc_list(j->n_checked * j->sh->n_out, j->sh->out, j->sh->n_out))) {
+        hx_fail(&ev->a, j->sh->id, "harness", "out of memory for the checked runs' outputs");
+        ev->a.env_failed = 1;
+        return -1;
+    }
     hx_progress("reference-timing", j->sh, (long long)ev->plan->seeds[0]);
     if (hx_schedule(ev, j) != 0)
         return -1;
@@ -578,11 +614,9 @@ static int reference_phase(hx_eval *ev)
             ev->a.env_failed = 1;
             return -1;
         }
-        choose_checked(ev, &ev->jobs[i], &draw);
-        choose_inputs_back(ev, &ev->jobs[i], &draw);
     }
     for (i = 0; i < p->n_shapes; i++)
-        if (reference_shape(ev, &ev->jobs[i]) != 0)
+        if (reference_shape(ev, &ev->jobs[i], &draw) != 0)
             return -1;
     return 0;
 }

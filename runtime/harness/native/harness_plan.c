@@ -10,6 +10,7 @@
  *   {"schema": "aka.native.plan.v1", "operator": NAME, "eval_id": ID,
  *    "kernel_sha256": HEX, "seeds": [S...], "warmup": W, "reps": R,
  *    "llc_bytes": N, "rotate_budget_bytes": N, "cpu_timing": "cpu_time"|"wall" (optional: wall),
+ *    "time_budget_ms": N (optional, 0: none; a shape's timed runs, per runner),
  *    "shapes": [{"id": ID, "dims": [{"name", "value"}],
  *                "params": [{"name", "type": "int"|"float", "value"}],
  *                "inputs":  [{"name", "dtype", "shape": [..]}],
@@ -170,6 +171,11 @@ static int read_header(json_t *root, hx_plan *p, char *why, size_t n)
         (!timing || (strcmp(timing, "cpu_time") != 0 && strcmp(timing, "wall") != 0)))
         return fail(why, n, "cpu_timing: expected \"cpu_time\" or \"wall\"");
     p->cpu_time = timing && strcmp(timing, "cpu_time") == 0;
+    json_t *budget = json_object_get(root, "time_budget_ms");
+    if (budget && (!json_is_integer(budget) || json_integer_value(budget) < 0 ||
+                   json_integer_value(budget) > 3600000))
+        return fail(why, n, "time_budget_ms: expected an integer in 0..3600000");
+    p->time_budget_us = budget ? 1e3 * (double)json_integer_value(budget) : 0;
     if (p->warmup < 0 || p->warmup > 100000 || p->reps < 1 || p->reps > 100000)
         return fail(why, n, "expected warmup in 0..100000 and reps in 1..100000");
     return read_seeds(json_object_get(root, "seeds"), p, why, n);

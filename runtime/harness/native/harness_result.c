@@ -95,6 +95,23 @@ static json_t *judge_json(const hx_eval *ev)
                      "cross_check_by_shape", shape_map(ev->plan, a->cross));
 }
 
+/* timing{}: the plan's counts; with a time budget, the budget and each shape's cut count. */
+static json_t *timing_json(const hx_eval *ev)
+{
+    const hx_plan *p = ev->plan;
+    json_t *t = json_pack("{s:s, s:i, s:i, s:b, s:o}", "method", hx_timing_method(ev), "warmup",
+                          p->warmup, "reps", p->reps, "l2_flush", ev->tg->l2_flush,
+                          "cv_by_shape", shape_map(p, ev->a.cv));
+    if (p->time_budget_us <= 0)
+        return t;
+    json_t *reps = json_object();
+    for (int i = 0; i < p->n_shapes; i++)
+        json_object_set_new(reps, p->shapes[i].id, json_integer(ev->jobs[i].reps));
+    json_object_set_new(t, "time_budget_ms", json_integer((json_int_t)(p->time_budget_us / 1e3)));
+    json_object_set_new(t, "reps_by_shape", reps);
+    return t;
+}
+
 static json_t *result_json(const hx_eval *ev)
 {
     const hx_plan *p = ev->plan;
@@ -115,10 +132,7 @@ static json_t *result_json(const hx_eval *ev)
     json_object_set_new(o, "eval_id", json_string(p->eval_id));
     json_object_set_new(o, "kernel_sha256", json_string(p->kernel_sha256));
     json_object_set_new(o, "seeds", seeds);
-    json_object_set_new(o, "timing",
-                        json_pack("{s:s, s:i, s:i, s:b, s:o}", "method", hx_timing_method(ev),
-                                  "warmup", p->warmup, "reps", p->reps, "l2_flush",
-                                  ev->tg->l2_flush, "cv_by_shape", shape_map(p, a->cv)));
+    json_object_set_new(o, "timing", timing_json(ev));
     json_object_set(o, "actionable_diagnostics", a->diags);
     json_object_set_new(o, "reference_latency_us_by_shape", shape_map(p, a->ref_lat));
     json_object_set_new(o, "input_copies_by_shape", shape_map(p, a->copies));

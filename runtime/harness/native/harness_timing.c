@@ -172,26 +172,25 @@ static void record(hx_eval *ev, hx_timed *tm, int k, const hx_call *c, double pr
     tm->ph[HX_PH_FETCH][k] = fetch;
 }
 
-static void run_name(const hx_plan *p, int r, char *out, size_t n)
+static void run_name(const hx_job *j, int r, char *out, size_t n)
 {
-    if (r < p->warmup)
-        snprintf(out, n, "warm-up run %d of %d", r + 1, p->warmup);
+    if (r < j->warmup)
+        snprintf(out, n, "warm-up run %d of %d", r + 1, j->warmup);
     else
-        snprintf(out, n, "timed run %d of %d", r - p->warmup + 1, p->reps);
+        snprintf(out, n, "timed run %d of %d", r - j->warmup + 1, j->reps);
 }
 
 /* After run r on slot s: inputs, then (checked runs) the outputs. 0 when fine. */
 static int after_run(hx_eval *ev, hx_job *j, int r, int s)
 {
     const hx_shape *sh = j->sh;
-    const hx_plan *p = ev->plan;
     char msg[HX_MSG], what[64];
     int ci = j->check_of[r];
-    run_name(p, r, what, sizeof(what));
+    run_name(j, r, what, sizeof(what));
     if (ev->candidate && j->inputs_back[r] && hx_check_inputs(ev, j, s, msg, sizeof(msg))) {
         hx_fail(&ev->a, sh->id, NULL,
                 "inputs modified during a %s (shape %s, %s): %s; inputs are read-only",
-                r < p->warmup ? "warm-up run" : "timed run", sh->id, what, msg);
+                r < j->warmup ? "warm-up run" : "timed run", sh->id, what, msg);
         return 1;
     }
     if (ci < 0)
@@ -219,8 +218,7 @@ static void prepare(hx_eval *ev, hx_job *j, int r, int s)
 
 int hx_schedule(hx_eval *ev, hx_job *j)
 {
-    const hx_plan *p = ev->plan;
-    int n = p->warmup + p->reps;
+    int n = j->warmup + j->reps;
     hx_timed *tm = ev->candidate ? &j->cand : &j->ref;
     for (int r = 0; r < n; r++) {
         int s = r % j->K, rc;
@@ -232,7 +230,7 @@ int hx_schedule(hx_eval *ev, hx_job *j)
         double ping = hx_ping(ev, &ping_window);
         if ((rc = hx_run_slot(ev, s, j->inputs_back[r], &c, &prep, &fetch, msg, sizeof(msg))) !=
             0) {
-            run_name(p, r, what, sizeof(what));
+            run_name(j, r, what, sizeof(what));
             if (!ev->candidate)
                 hx_reference_failed(ev, j->sh, "%s: %s", what, msg);
             else
@@ -243,8 +241,8 @@ int hx_schedule(hx_eval *ev, hx_job *j)
             return 1;
         c.ping_us = ping;
         c.ping_window_us = ping_window;
-        if (r >= p->warmup)
-            record(ev, tm, r - p->warmup, &c, prep, fetch);
+        if (r >= j->warmup)
+            record(ev, tm, r - j->warmup, &c, prep, fetch);
     }
     return 0;
 }
@@ -291,12 +289,12 @@ static double phase_limit(const hx_eval *ev, int ph, const hx_job *j, double *bu
     if (!ev->tg->device && phases[ph].rel_call_cpu > 0)
         floor_us =
             fmax(floor_us, phases[ph].rel_call_cpu *
-                               picked_quantile(&j->cand, j->cand.cpu, ev->plan->reps, 0.5, buf));
+                               picked_quantile(&j->cand, j->cand.cpu, j->reps, 0.5, buf));
     if (pooled(ev, ph) && ev->n_pool[ph] > 0) {
         *base = hx_quantile(ev->pool[ph], ev->n_pool[ph], 0.9);
         spread = *base; /* honest CPU overhead is heavy-tailed on a loaded machine */
     } else {
-        int n = pick(&j->ref, j->ref.ph[ph], ev->plan->reps, buf);
+        int n = pick(&j->ref, j->ref.ph[ph], j->reps, buf);
         *base = hx_median(buf, n);
         spread = SPREAD_K * (hx_quantile(buf, n, 0.9) - *base);
     }
@@ -306,7 +304,7 @@ static double phase_limit(const hx_eval *ev, int ph, const hx_job *j, double *bu
 /* The reference's runs of a shape join the pools the cross-checks use over every shape. */
 void hx_pool_reference(hx_eval *ev, const hx_job *j)
 {
-    int reps = ev->plan->reps;
+    int reps = j->reps;
     for (int ph = 0; ph < HX_PH_N; ph++) {
         double *grown =
             pooled(ev, ph) ? realloc(ev->pool[ph], (size_t)(ev->n_pool[ph] + reps) * sizeof(double))
@@ -323,7 +321,7 @@ void hx_pool_reference(hx_eval *ev, const hx_job *j)
 static int check_runs(hx_eval *ev, hx_job *j, int report)
 {
     const hx_timed *c = &j->cand;
-    for (int k = 0; k < ev->plan->reps; k++) {
+    for (int k = 0; k < j->reps; k++) {
         double slack = fmax(1.0, 1e-3 * c->window[k]);
         if (c->reported[k] >= 0 && c->reported[k] <= c->window[k] + slack)
             continue;
@@ -331,7 +329,7 @@ static int check_runs(hx_eval *ev, hx_job *j, int report)
             hx_fail(&ev->a, j->sh->id, NULL,
                     "timing tampered: timed run %d of %d: the runner reported %.3f us, but the "
                     "judge's clock saw %.3f us around the whole call",
-                    k + 1, ev->plan->reps, c->reported[k], c->window[k]);
+                    k + 1, j->reps, c->reported[k], c->window[k]);
         return 1;
     }
     return 0;
@@ -357,7 +355,7 @@ static int count_clean(const hx_timed *t, int reps)
  */
 static double shape_latency(const hx_eval *ev, const hx_job *j, const hx_timed *t, double *buf)
 {
-    int reps = ev->plan->reps;
+    int reps = j->reps;
     if (ev->tg->device || !ev->plan->cpu_time)
         return picked_quantile(t, t->latency, reps, 0.5, buf);
     return hx_quantile(t->latency, reps, j->n_checked >= reps ? HX_CPU_TIME_QUANTILE : 0.5);
@@ -367,7 +365,7 @@ static double shape_latency(const hx_eval *ev, const hx_job *j, const hx_timed *
 int hx_cross_check(hx_eval *ev, hx_job *j, int report)
 {
     const char *id = j->sh->id;
-    int reps = ev->plan->reps, bad = check_runs(ev, j, report), n;
+    int reps = j->reps, bad = check_runs(ev, j, report), n;
     double *buf = malloc((size_t)reps * sizeof(double));
     json_t *o =
         json_pack("{s:i, s:i, s:i}", "attempts", report ? 2 : 1, "clean_runs",
