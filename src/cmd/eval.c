@@ -101,8 +101,8 @@ static const struct aka_opt flags[] = {
      .hi = 3600000,
      .def = "0",
      .metavar = "MS",
-     .help = "native operators: a shape's timed runs per runner fit in MS, judged from the "
-             "reference's call (at least 3 runs); 0: the default, 2000; -1: no budget"},
+     .help = "a shape's timed runs per runner fit in MS, judged from the reference's "
+             "correctness calls (at least 3 runs); 0: the default, 2000; -1: no budget"},
     {.name = "--warmup",
      .off = OFF(req.warmup),
      .kind = AKA_OPT_INT,

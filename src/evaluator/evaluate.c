@@ -420,10 +420,16 @@ static const char *const atrex_inputs[] = {
 static const char *const sol_inputs[] = {"definition.json", "workload.jsonl", "reference.py",
                                          "solution.json", NULL};
 
+/* The time budget of a shape's timed runs the harness gets, in ms; 0: none. */
+static int time_budget_ms(const struct aka_eval_request *req)
+{
+    return req->time_budget_ms < 0 ? 0 : req->time_budget_ms ? req->time_budget_ms
+                                                             : AKA_EVAL_TIME_BUDGET_MS;
+}
+
 static int write_plan(struct eval_ctx *c, struct aka_err *err)
 {
     long long llc = c->req->llc_bytes > 0 ? c->req->llc_bytes : c->cuda ? 0 : host_llc_bytes();
-    int budget = c->req->time_budget_ms;
     struct aka_native_plan_opts o = {
         .eval_id = c->eval_id,
         .kernel_sha256 = c->sha,
@@ -432,9 +438,7 @@ static int write_plan(struct eval_ctx *c, struct aka_err *err)
         .warmup = c->warmup,
         .reps = c->reps,
         .llc_bytes = llc,
-        .time_budget_ms = budget < 0 ? 0
-                          : budget   ? budget
-                                     : AKA_EVAL_TIME_BUDGET_MS,
+        .time_budget_ms = time_budget_ms(c->req),
     };
     struct strbuf path = STRBUF_INIT;
     json_t *plan = aka_eval_native_plan(&c->op, &o, err);
@@ -569,6 +573,7 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
         strvec_pushf(a, "--timed-runs=%d", c->req->timed_runs);
     if (c->req->warmup >= 0)
         strvec_pushf(a, "--warmup=%d", c->req->warmup);
+    strvec_pushf(a, "--time-budget-ms=%d", time_budget_ms(c->req));
     for (size_t i = 0; c->req->shape_ids && i < c->req->shape_ids->n; i++)
         strvec_pushf(a, "--shape-id=%s", c->req->shape_ids->v[i]);
     aka_op_path(&c->op, "solution.json", &sol);

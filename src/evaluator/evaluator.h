@@ -66,8 +66,8 @@ struct aka_eval_request {
     int multi_seed;                 /* correctness seeds 0..N-1; <= 0 means 1 */
     int timed_runs;                 /* < 0: the harness's default (C 25, CUDA 100, Python 100) */
     int warmup;                     /* < 0: the harness's default (C 3, CUDA 10, Python 10) */
-    /* The time budget of a shape's timed runs per runner (native operators): fewer timed
-     * runs when the reference's call is slow. 0: AKA_EVAL_TIME_BUDGET_MS; < 0: none. */
+    /* The time budget of a shape's timed runs per runner: fewer timed runs when the
+     * reference's call is slow. 0: AKA_EVAL_TIME_BUDGET_MS; < 0: none. */
     int time_budget_ms;
     const struct strvec *tune; /* NULL or "NAME=VALUE" knobs (native only) */
     const char *cuda_arch;     /* --arch; NULL: the platform's */

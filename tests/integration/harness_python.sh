@@ -91,6 +91,15 @@ if [ -d "$rms" ]; then
   case_ rms_loaded_first_timing --pass --field judge.cross_check_retimed=2 -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" $ids \
     --cases 1
+  # A reference that takes over 300 ms per call: a 1000 ms budget leaves the fewest runs, 3.
+  slow="$tmp/rmsnorm_slow"
+  cp -r "$rms" "$slow"
+  sed -i 's/^import torch$/import time\nimport torch/; s/^\(    def forward(self.*\)$/\1\n        time.sleep(0.3)/' \
+    "$slow/reference.py"
+  grep -q 'time.sleep(0.3)' "$slow/reference.py" || { echo "FAIL: could not slow the reference"; exit 1; }
+  case_ rms_time_budget --pass --field timing.time_budget_ms=1000 \
+    --field 'timing.reps_by_shape={"0":3}' -- --op-dir "$slow" --shape-id 0 \
+    --kernel "$rms/reference.py" --timed-runs 20 --time-budget-ms 1000
   case_ rms_patch_timer --fail --stage integrity -- \
     --op-dir "$rms" --kernel "$wrong/rmsnorm/patch_timer.py" $ids
   case_ rms_generalized --fail --generalized --fail-shape case-1 -- \

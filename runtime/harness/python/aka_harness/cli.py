@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="timed launches per shape after warm-up; 0 skips timing (default 100)")
     p.add_argument("--warmup", type=int, default=10, metavar="N",
                    help="untimed launches before timing (default 10)")
+    p.add_argument("--time-budget-ms", type=int, default=0, metavar="MS",
+                   help="a shape's timed runs per runner fit in MS, judged from the "
+                        "reference's slowest correctness call (at least 3 runs); 0: no "
+                        "budget (default; aka eval passes its own)")
     p.add_argument("--cuda-graph", action="store_true",
                    help="time CUDA-graph replays of one captured launch")
     p.add_argument("--generalized", action="store_true",
@@ -228,6 +232,8 @@ def _check_args(args: argparse.Namespace, kernel_path: str) -> Optional[str]:
         return "--multi-seed must be at least 1"
     if args.timed_runs < 0 or args.warmup < 0:
         return "--timed-runs and --warmup must be non-negative"
+    if not 0 <= args.time_budget_ms <= 3_600_000:
+        return "--time-budget-ms must be in 0..3600000"
     if args.cases is not None and args.cases < 1:
         return "--cases must be at least 1"
     if args.fresh_input_budget_mib < 1:

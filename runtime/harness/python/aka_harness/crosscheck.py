@@ -226,8 +226,11 @@ class Baseline:
 def missed(s: Samples, inside: list[float]) -> list[float]:
     """Per run: how much of the call the runner's own figure leaves out, by the judge's
     smaller measure of it (window or CPU time inside it, as in cpu_latencies); for an
-    honest runner only the path around the call, whatever the load."""
-    return [min(w, i) - r for r, w, i in zip(s.reported, s.wall, inside)]
+    honest runner only the path around the call, whatever the load. Never below 0: a
+    call that sleeps or waits uses less CPU time than its runner's wall figure, which
+    misses nothing (a reference that slept 300 ms per call set a baseline of -300 ms,
+    and every honest candidate failed against it)."""
+    return [max(0.0, min(w, i) - r) for r, w, i in zip(s.reported, s.wall, inside)]
 
 
 def baseline(ref: Optional[Samples], inside: list[float],

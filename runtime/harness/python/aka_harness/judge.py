@@ -58,6 +58,7 @@ _SOL_LANGUAGE_FRAMEWORK = {"pytorch": "PyTorch", "triton": "Triton", "cute_dsl":
 CHECK_FRACTION = 0.1  # of the timed runs whose outputs are compared (at least 2)
 CALL_GRACE_S = 10.0  # the judge's deadline: the runner's own limit plus this
 POOL_MESSAGE_BYTES = 64 << 20  # timed-run input sets per reply, at most about this much
+BUDGET_MIN_REPS = 3  # the fewest timed runs a time budget leaves a shape
 # A shape's timing is called tampered only when this many timings in a row fail the
 # cross-check. The reference was timed minutes earlier, under whatever load the machine
 # had then; a burst of load during one candidate timing can put an honest runner past a
@@ -94,6 +95,8 @@ class ShapeData:
     order: list[int] = field(default_factory=list)  # pool index of each timed run
     sampled: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # run → ref outputs
     ref_timed: Optional["Timed"] = None
+    reps: int = 0  # this shape's timed runs: --timed-runs, cut to the time budget
+    ref_call_us: float = 0.0  # the reference's slowest correctness request, judge's clock
     ref_bases: list[Optional[xc.Baseline]] = field(default_factory=list)  # CPU, per rank
 
 
@@ -254,6 +257,7 @@ class Judge:
         self.seeds = result.seeds
         self.cases = args.cases or (10 if plan.layout == "sol" else 1)
         self.reps = args.timed_runs
+        result.time_budget_ms = args.time_budget_ms
         self.rng = secrets.SystemRandom()
         self.confiner = confiner
         self.device = "cpu"
@@ -347,8 +351,10 @@ class Judge:
         for base in self.seeds:
             for case in range(self.cases):
                 seed = sd.derive_seed(sd.STAGE_CORRECTNESS, base, sid, case)
+                t0 = time.perf_counter_ns()
                 msgs = group.request([{"op": "case", "sid": sid, "seed": seed}])
                 replies = _replies(group, msgs)
+                data.ref_call_us = max(data.ref_call_us, (time.perf_counter_ns() - t0) / 1e3)
                 err = _first_error(replies)
                 if err:
                     data.failed = True
@@ -360,13 +366,32 @@ class Judge:
                 data.cases.append(Case(base, case, [r["inputs"] for r in replies],
                                        [r["outputs"] for r in replies]))
         if self.reps > 0:
+            data.reps = self._budget_reps(data)
+            if self.args.time_budget_ms > 0:
+                self.records[sid].reps = data.reps
             self._reference_timing(group, data)
         return data
+
+    def _budget_reps(self, data: ShapeData) -> int:
+        """The shape's timed runs within --time-budget-ms: from the reference's slowest
+        correctness request (the judge's clock; it builds the inputs too, so the cut errs
+        towards fewer runs), at least BUDGET_MIN_REPS, at most --timed-runs. Both runner
+        groups run this count, so a candidate cannot shorten its own schedule."""
+        budget_us = self.args.time_budget_ms * 1e3
+        if budget_us <= 0 or data.ref_call_us <= 0:
+            return self.reps
+        fit = int(budget_us // data.ref_call_us)
+        reps = min(self.reps, max(min(BUDGET_MIN_REPS, self.reps), fit))
+        if reps < self.reps:
+            log(f"shape {data.sid}: {reps} timed runs of {self.reps} fit the "
+                f"{self.args.time_budget_ms} ms budget (the reference's call: "
+                f"{data.ref_call_us / 1e3:.1f} ms)")
+        return reps
 
     def _fresh_pool(self, group: RunnerGroup, data: ShapeData) -> None:
         """Timed-run inputs from secret seeds; as many distinct sets as the budget holds."""
         budget = self.args.fresh_input_budget_mib << 20
-        want, chunk = self.reps, 1
+        want, chunk = data.reps, 1
         while len(data.pool) < want:
             n = min(chunk, want - len(data.pool))
             seeds = [int.from_bytes(os.urandom(4), "big") & 0x7FFFFFFF for _ in range(n)]
@@ -379,14 +404,14 @@ class Judge:
                 data.pool.append([r["sets"][k] for r in replies])
             if len(data.pool) == n:  # the first set tells the size of all
                 size = max(1, sum(_tree_bytes(s) for s in data.pool[0]))
-                want = min(self.reps, max(1, budget // size))
+                want = min(data.reps, max(1, budget // size))
                 chunk = max(1, POOL_MESSAGE_BYTES // size)
-        if len(data.pool) == self.reps:
-            data.order = list(range(self.reps))
+        if len(data.pool) == data.reps:
+            data.order = list(range(data.reps))
         else:
-            data.order = [self.rng.randrange(len(data.pool)) for _ in range(self.reps)]
-        n_check = min(self.reps, max(2, math.ceil(CHECK_FRACTION * self.reps)))
-        runs = sorted(self.rng.sample(range(self.reps), n_check))
+            data.order = [self.rng.randrange(len(data.pool)) for _ in range(data.reps)]
+        n_check = min(data.reps, max(2, math.ceil(CHECK_FRACTION * data.reps)))
+        runs = sorted(self.rng.sample(range(data.reps), n_check))
         replies = _replies(group, group.request(
             [{"op": "call", "sid": data.sid, "many": True,
               "inputs": [data.pool[data.order[run]][r] for run in runs]}
@@ -453,7 +478,7 @@ class Judge:
             return timed, why
         cand = role == "candidate"
         meter = _CpuMeter(group) if self.device == "cpu" else None
-        for run in range(self.reps):
+        for run in range(data.reps):
             inputs = data.pool[data.order[run]]
             deadline = self._deadline() if cand else None
             fetch = self._fetches(data, run)

@@ -64,6 +64,7 @@ class ShapeRecord:
     ref_latency_us: Optional[float] = None
     cv: Optional[float] = None
     ref_cv: Optional[float] = None
+    reps: Optional[int] = None  # timed runs, when a time budget cut them
 
 
 @dataclass
@@ -86,6 +87,7 @@ class Result:
     max_rel_err: Optional[float] = None
     extra: dict[str, Any] = field(default_factory=dict)
     timing_extra: dict[str, Any] = field(default_factory=dict)
+    time_budget_ms: int = 0  # a shape's timed runs per runner; 0: no budget
     setup_failed: bool = False
 
     def note_errors(self, abs_err: Optional[float], rel_err: Optional[float]) -> None:
@@ -105,6 +107,14 @@ class Result:
             entry["shape_id"] = shape_id
         if entry not in self.diagnostics and len(self.diagnostics) < MAX_DIAGNOSTICS:
             self.diagnostics.append(entry)
+
+    def _budget_json(self, shapes: list[ShapeRecord], alias: dict[str, str]) -> dict[str, Any]:
+        """timing's time_budget_ms and reps_by_shape (every timed shape's count)."""
+        if self.time_budget_ms <= 0:
+            return {}
+        return {"time_budget_ms": self.time_budget_ms,
+                "reps_by_shape": {alias[s.shape_id]: s.reps for s in shapes
+                                  if s.reps is not None}}
 
     def to_json(self) -> dict[str, Any]:
         shapes = self.shapes
@@ -143,6 +153,7 @@ class Result:
                 "l2_flush": self.l2_flush,
                 "cv_by_shape": {alias[s.shape_id]: _round(s.cv) for s in shapes if s.cv is not None},
                 **self.timing_extra,
+                **self._budget_json(shapes, alias),
             },
             # Top level, as the native harness writes it: aka's result reader
             # keeps unknown top-level fields, while `timing` has a fixed set.
