@@ -118,6 +118,10 @@ class Samples:
         return statistics.median(self.latency) if self.latency else None
 
     @property
+    def mean_us(self) -> Optional[float]:
+        return statistics.fmean(self.latency) if self.latency else None
+
+    @property
     def cv(self) -> Optional[float]:
         if len(self.latency) < 2:
             return None

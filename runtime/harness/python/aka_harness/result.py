@@ -65,6 +65,8 @@ class ShapeRecord:
     cv: Optional[float] = None
     ref_cv: Optional[float] = None
     reps: Optional[int] = None  # timed runs, when a time budget cut them
+    median_us: Optional[float] = None  # both statistics of the candidate's runs, whichever
+    mean_us: Optional[float] = None  # latency_us is (Result.latency_statistic)
 
 
 @dataclass
@@ -88,6 +90,7 @@ class Result:
     extra: dict[str, Any] = field(default_factory=dict)
     timing_extra: dict[str, Any] = field(default_factory=dict)
     time_budget_ms: int = 0  # a shape's timed runs per runner; 0: no budget
+    latency_statistic: str = "median"  # of a shape's timed runs: "median" or "mean"
     setup_failed: bool = False
 
     def note_errors(self, abs_err: Optional[float], rel_err: Optional[float]) -> None:
@@ -159,6 +162,12 @@ class Result:
             # keeps unknown top-level fields, while `timing` has a fixed set.
             "reference_latency_us_by_shape": {alias[s.shape_id]: _round(s.ref_latency_us)
                                               for s in shapes if s.ref_latency_us is not None},
+            # Which statistic latency_us_by_shape (and so the score) is, and both.
+            "latency_statistic": self.latency_statistic,
+            "latency_median_us_by_shape": {alias[s.shape_id]: _round(s.median_us)
+                                           for s in shapes if s.median_us is not None},
+            "latency_mean_us_by_shape": {alias[s.shape_id]: _round(s.mean_us)
+                                         for s in shapes if s.mean_us is not None},
             "actionable_diagnostics": [self._mask_diag(d, alias) for d in self.diagnostics],
         }
         if len(self.failures) > MAX_FAILURES:
