@@ -43,11 +43,14 @@ static const char notes_text[] =
     "SIGINT/SIGTERM stopped it (the job is ended, its directories removed, nothing\n"
     "recorded).\n";
 
+static const char *const evaluators[] = {"aka", "official", NULL};
+
 struct eval_opts {
     struct aka_eval_request req;
     struct aka_transport_opts transport;
     struct strvec shape_ids, tune;
     const char *record;
+    const char *evaluator; /* "aka" or "official" */
     bool json, verbose, help;
 };
 
@@ -94,6 +97,16 @@ static const struct aka_opt flags[] = {
      .def = "-1",
      .metavar = "N",
      .help = "timed runs per shape (default C 25, CUDA/Python 100)"},
+    {.name = "--evaluator",
+     .off = OFF(evaluator),
+     .kind = AKA_OPT_CHOICE,
+     .choices = evaluators,
+     .def = "aka",
+     .metavar = "E",
+     .help = "aka (the judge), or official: the operator owner's evaluator decides when the "
+             "sandbox runtime has it (Atrex-Bench run_eval.py, sol-execbench), else the judge "
+             "does and says so; it runs the candidate in its own process, so it is for "
+             "comparing numbers, never for promotion"},
     {.name = "--time-budget-ms",
      .off = OFF(req.time_budget_ms),
      .kind = AKA_OPT_INT,
@@ -234,6 +247,7 @@ static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, st
     o->req.repo_root = ctx->repo_root;
     o->req.shape_ids = &o->shape_ids;
     o->req.tune = &o->tune;
+    o->req.official = o->evaluator && strcmp(o->evaluator, "official") == 0;
     if (!o->req.op_dir || !o->req.kernel || !o->req.framework || !o->req.platform)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--op-dir, --kernel, --framework and --platform are required outside "

@@ -423,8 +423,9 @@ static const char *const sol_inputs[] = {"definition.json", "workload.jsonl", "r
 /* The time budget of a shape's timed runs the harness gets, in ms; 0: none. */
 static int time_budget_ms(const struct aka_eval_request *req)
 {
-    return req->time_budget_ms < 0 ? 0 : req->time_budget_ms ? req->time_budget_ms
-                                                             : AKA_EVAL_TIME_BUDGET_MS;
+    return req->time_budget_ms < 0 ? 0
+           : req->time_budget_ms   ? req->time_budget_ms
+                                   : AKA_EVAL_TIME_BUDGET_MS;
 }
 
 static int write_plan(struct eval_ctx *c, struct aka_err *err)
@@ -574,6 +575,8 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
     if (c->req->warmup >= 0)
         strvec_pushf(a, "--warmup=%d", c->req->warmup);
     strvec_pushf(a, "--time-budget-ms=%d", time_budget_ms(c->req));
+    if (c->req->official)
+        strvec_push(a, "--official");
     for (size_t i = 0; c->req->shape_ids && i < c->req->shape_ids->n; i++)
         strvec_pushf(a, "--shape-id=%s", c->req->shape_ids->v[i]);
     aka_op_path(&c->op, "solution.json", &sol);
@@ -898,6 +901,11 @@ static int counts(struct eval_ctx *c, struct aka_err *err)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--timed-runs: native operators need at least 1 timed run (the "
                            "timed runs are checked for correctness too)");
+    if (c->native && req->official)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--evaluator official: %s is a native operator; only Atrex-Bench "
+                           "and SOL-ExecBench operators have an official evaluator",
+                           req->op_dir);
     if (!c->native && c->req->tune && c->req->tune->n)
         return aka_err_set(err, AKA_EXIT_USAGE, "--tune: knobs apply to native operators only");
     return 0;

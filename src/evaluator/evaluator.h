@@ -75,6 +75,9 @@ struct aka_eval_request {
     long long llc_bytes;       /* <= 0: read from this host's sysfs (native C) */
     const char *eval_id;       /* NULL: generated */
     bool in_agent_sandbox;     /* an agent's `aka eval` inside the agent sandbox (job field) */
+    /* PyTorch layouts: the owner's evaluator decides when the sandbox runtime has it
+     * (runtime/harness/python/aka_harness/official.py); never used to promote. */
+    bool official;
     /* `aka profile`: the job runs the harness under this profiler command line (profile.h
      * aka_profile_ncu_argv; argv[0] an absolute path), which writes its CSV export to
      * AKA_EVAL_PROFILE_EXPORT in the job; the export comes back into artifact_dir. The

@@ -54,4 +54,21 @@ set +e; sol --kernel "$sols/solution_style_mismatch.json" >/dev/null 2>"$tmp/mis
 set +e; ev --op-dir "$ops/rmsnorm" --kernel "$sols/solution_pytorch.json" >/dev/null 2>"$tmp/atx.err"; rc=$?; set -e
 [ "$rc" = 2 ] && grep -q "a solution JSON is a SOL-ExecBench candidate" "$tmp/atx.err" ||
   { cat "$tmp/atx.err"; fail "a solution JSON for an Atrex operator: exit $rc"; }
+# --evaluator official: without the owner's evaluator in the sandbox runtime the judge
+# decides and the result says so; a native operator has no official evaluator (exit 2).
+ev --op-dir "$ops/rmsnorm" --kernel "$ops/rmsnorm/reference.py" --evaluator official --json \
+  >"$tmp/off.json" 2>"$tmp/off.err" || { cat "$tmp/off.err"; fail "--evaluator official fallback"; }
+python3 - "$tmp/off.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["result"]
+assert r["all_pass"] and r["evaluator"] == "aka.python.atrex", r["evaluator"]
+assert r["official_evaluator"] == "not installed", r.get("official_evaluator")
+assert any("--official: no official atrex evaluator" in d["message"]
+           for d in r["actionable_diagnostics"]), r["actionable_diagnostics"]
+PY
+set +e; "$AKA_BIN" eval --platform cpu --framework C --op-dir "$ops/vector_add" \
+  --kernel "$ops/vector_add/seeds/C/kernel.c" --evaluator official >/dev/null 2>"$tmp/offn.err"
+rc=$?; set -e
+[ "$rc" = 2 ] && grep -q "is a native operator; only Atrex-Bench" "$tmp/offn.err" ||
+  { cat "$tmp/offn.err"; fail "--evaluator official on a native operator: exit $rc"; }
 echo "eval_python: ok"

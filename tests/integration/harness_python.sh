@@ -100,6 +100,9 @@ if [ -d "$rms" ]; then
   case_ rms_time_budget --pass --field timing.time_budget_ms=1000 \
     --field 'timing.reps_by_shape={"0":3}' -- --op-dir "$slow" --shape-id 0 \
     --kernel "$rms/reference.py" --timed-runs 20 --time-budget-ms 1000
+  # --official without an official evaluator installed: the judge decides, and says so.
+  case_ rms_official_fallback --pass --field 'official_evaluator="not installed"' -- \
+    --op-dir "$rms" --kernel "$rms/reference.py" --shape-id 0 --official
   case_ rms_patch_timer --fail --stage integrity -- \
     --op-dir "$rms" --kernel "$wrong/rmsnorm/patch_timer.py" $ids
   case_ rms_generalized --fail --generalized --fail-shape case-1 -- \

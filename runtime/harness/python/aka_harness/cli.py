@@ -63,6 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="timed launches per shape after warm-up; 0 skips timing (default 100)")
     p.add_argument("--warmup", type=int, default=10, metavar="N",
                    help="untimed launches before timing (default 10)")
+    p.add_argument("--official", action="store_true",
+                   help="the operator owner's evaluator (Atrex-Bench run_eval.py, "
+                        "sol-execbench) decides, when installed; else this judge does, and "
+                        "says so. It runs the candidate in its own process: for comparing "
+                        "numbers, never for promotion (official.py)")
+    p.add_argument("--official-timeout-s", type=float, default=1800.0, metavar="S",
+                   help="--official: the official evaluator's time limit (default 1800)")
     p.add_argument("--time-budget-ms", type=int, default=0, metavar="MS",
                    help="a shape's timed runs per runner fit in MS, judged from the "
                         "reference's slowest correctness call (at least 3 runs); 0: no "
@@ -184,10 +191,23 @@ def _run(argv: list[str]) -> tuple[int, Optional[dict[str, Any]]]:
     bad = _check_args(args, kernel_path)
     if bad:
         return EXIT_USAGE, _bare_result(evaluator, eval_id, kernel_sha, "usage", bad)
+    if args.official:
+        from aka_harness import official
+
+        done = official.evaluate(args, layout, eval_id, kernel_sha)
+        if done is not None:
+            return done
     groups, confiner = _start_runners(args, layout)
     from aka_harness.judge import evaluate
 
-    return evaluate(args, layout, evaluator, eval_id, kernel_path, kernel_sha, confiner, groups)
+    code, payload = evaluate(args, layout, evaluator, eval_id, kernel_path, kernel_sha,
+                             confiner, groups)
+    missing = getattr(args, "official_missing", None)
+    if missing and payload is not None:  # the fallback is said, never silent
+        payload["official_evaluator"] = "not installed"
+        payload["actionable_diagnostics"].append(
+            {"stage": "setup", "message": f"--official: {missing}; aka's judge decided"})
+    return code, payload
 
 
 def _start_runners(args: argparse.Namespace, layout: str) -> tuple[Any, Any]:
