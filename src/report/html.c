@@ -81,6 +81,9 @@ static const char style[] =
     "<style>\n"
     "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1000px;color:#222;"
     "padding:0 1em}\n"
+    /* Off-screen panels are laid out when scrolled to: a campaign of hundreds of
+     * versions opens as fast as a short one (docs/measurements.md, issue 18). */
+    "section+section{content-visibility:auto;contain-intrinsic-size:auto 600px}\n"
     "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.8em}\n"
     "table{border-collapse:collapse;margin:.5em 0}td,th{padding:2px 8px;text-align:left;"
     "border-bottom:1px solid #eee;vertical-align:top}\n"
@@ -99,7 +102,7 @@ static const char style[] =
     ".est{fill:#111}.ceil{stroke:#111;stroke-width:2}.bar{fill:#1f5fbf}.bar2{fill:#e08a00}"
     ".r-incumbent{fill:#1f5fbf}.r-candidate{fill:#e08a00}.r-fail{fill:#c0392b}\n"
     "details{margin:.3em 0;border:1px solid #ddd;padding:.3em .6em}summary{cursor:pointer}\n"
-    "pre{white-space:pre-wrap;margin:0}.wide{overflow-x:auto}\n"
+    ".journal td{white-space:pre-wrap}.wide{overflow-x:auto}\n"
     "</style>\n";
 
 /* Table sort on a heading click (numbers by data-k), and the page's own render time

@@ -1,8 +1,9 @@
 /*
  * html_journal.c — the journal panel of `aka report`: each episode's archived
  * journal (runtime/journal.json) as a collapsible block: its state and times,
- * every experiment (hypothesis, change, result, decision, evidence, cited
- * wiki records) and the outcome (summary, next directions). All of it is the
+ * every experiment (hypothesis, change, result, decision, cited wiki
+ * records; the evidence objects stay in the file: they are the bulk of a journal
+ * and the page must stay light with hundreds of episodes) and the outcome (summary, next directions). All of it is the
  * agent's own text, shown escaped.
  */
 #include "base/json.h"
@@ -28,13 +29,13 @@ static void value(json_t *v, struct strbuf *o)
 
 static void experiment(json_t *x, struct strbuf *o)
 {
-    static const char *const keys[] = {"name",     "hypothesis", "change",    "result",
-                                       "decision", "evidence",   "wiki_refs", NULL};
+    static const char *const keys[] = {"name",     "hypothesis", "change",
+                                       "result",   "decision",   "wiki_refs", NULL};
     strbuf_addstr(o, "<tr>");
     for (size_t k = 0; keys[k]; k++) {
-        strbuf_addstr(o, "<td><pre>");
+        strbuf_addstr(o, "<td>");
         value(json_object_get(x, keys[k]), o);
-        strbuf_addstr(o, "</pre></td>");
+        strbuf_addstr(o, "</td>");
     }
     strbuf_addstr(o, "</tr>\n");
 }
@@ -43,8 +44,8 @@ static void experiments(json_t *j, struct strbuf *o)
 {
     json_t *x;
     size_t i;
-    strbuf_addstr(o, "<table><thead><tr><th>experiment</th><th>hypothesis</th><th>change</th>"
-                     "<th>result</th><th>decision</th><th>evidence</th><th>wiki records</th>"
+    strbuf_addstr(o, "<table class=\"journal\"><thead><tr><th>experiment</th><th>hypothesis</th><th>change</th>"
+                     "<th>result</th><th>decision</th><th>wiki records</th>"
                      "</tr></thead><tbody>\n");
     json_array_foreach(json_object_get(j, "experiments"), i, x) experiment(x, o);
     strbuf_addstr(o, "</tbody></table>\n");
