@@ -71,7 +71,7 @@ static void journal(const struct aka_report *r, const struct aka_report_episode 
                     struct strbuf *o)
 {
     const struct aka_journal *j = &e->j;
-    strbuf_addf(o, "<details id=\"journal-e%ld\"><summary>", e->number);
+    strbuf_addf(o, "<details id=\"journal-e%04ld\"><summary>", e->number);
     aka_html_textf(o, "e%04ld", e->number);
     if (e->version >= 0)
         aka_html_textf(o, " \xe2\x86\x92 v%ld %s", r->versions.v[e->version].rec.version,

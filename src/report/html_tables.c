@@ -148,7 +148,7 @@ static void episode_row(const struct aka_report *r, const struct aka_report_epis
                         struct strbuf *o)
 {
     const struct aka_report_version *v = e->version >= 0 ? &r->versions.v[e->version] : NULL;
-    strbuf_addf(o, "<tr><td data-k=\"%ld\"><a href=\"#journal-e%ld\">e%04ld</a></td><td>",
+    strbuf_addf(o, "<tr><td data-k=\"%ld\"><a href=\"#journal-e%04ld\">e%04ld</a></td><td>",
                 e->number, e->number, e->number);
     if (v)
         aka_html_textf(o, "v%ld %s", v->rec.version, aka_memory_status_names[v->rec.status]);
