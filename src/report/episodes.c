@@ -153,7 +153,7 @@ int aka_report_load_episodes(struct aka_report *r, struct aka_err *err)
     aka_ws_path(&dir, r->workspace, AKA_WS_EPISODES);
     if (aka_is_dir(dir.buf))
         rc = aka_list_dir(dir.buf, &names, err);
-    if (rc == 0)
+    if (rc == 0 && names.n)
         qsort(names.v, names.n, sizeof(*names.v), by_number);
     for (size_t i = 0; rc == 0 && i < names.n; i++)
         if (episode_number(names.v[i]) >= 0)

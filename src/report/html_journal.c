@@ -3,8 +3,8 @@
  * journal (runtime/journal.json) as a collapsible block: its state and times,
  * every experiment (hypothesis, change, result, decision, cited wiki
  * records; the evidence objects stay in the file: they are the bulk of a journal
- * and the page must stay light with hundreds of episodes) and the outcome (summary, next directions). All of it is the
- * agent's own text, shown escaped.
+ * and the page must stay light with hundreds of episodes) and the outcome (summary, next
+ * directions). All of it is the agent's own text, shown escaped.
  */
 #include "base/json.h"
 #include "report/internal.h"
@@ -29,8 +29,8 @@ static void value(json_t *v, struct strbuf *o)
 
 static void experiment(json_t *x, struct strbuf *o)
 {
-    static const char *const keys[] = {"name",     "hypothesis", "change",
-                                       "result",   "decision",   "wiki_refs", NULL};
+    static const char *const keys[] = {"name",     "hypothesis", "change", "result",
+                                       "decision", "wiki_refs",  NULL};
     strbuf_addstr(o, "<tr>");
     for (size_t k = 0; keys[k]; k++) {
         strbuf_addstr(o, "<td>");
@@ -44,9 +44,11 @@ static void experiments(json_t *j, struct strbuf *o)
 {
     json_t *x;
     size_t i;
-    strbuf_addstr(o, "<table class=\"journal\"><thead><tr><th>experiment</th><th>hypothesis</th><th>change</th>"
-                     "<th>result</th><th>decision</th><th>wiki records</th>"
-                     "</tr></thead><tbody>\n");
+    strbuf_addstr(
+        o,
+        "<table class=\"journal\"><thead><tr><th>experiment</th><th>hypothesis</th><th>change</th>"
+        "<th>result</th><th>decision</th><th>wiki records</th>"
+        "</tr></thead><tbody>\n");
     json_array_foreach(json_object_get(j, "experiments"), i, x) experiment(x, o);
     strbuf_addstr(o, "</tbody></table>\n");
 }

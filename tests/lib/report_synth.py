@@ -66,6 +66,7 @@ def record(k, inc_k, inc_rec):
         perf["latency_us_geomean"] = perf["latency_us"] = perf["latency_us_geomean"] * 0.99
         r["git_commit_hash"] = hashlib.sha1(b"synthetic %d" % k).hexdigest()
         r["verification"] = abba(k, perf["latency_us_geomean"])
+        r["quality_gate"] = {"result": "PASS", "failure_reason": None}
     else:
         r["performance"] = dict(copy.deepcopy(inc_rec["performance"]),
                                 carried_from_version="v%d" % inc_k)
