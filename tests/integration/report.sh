@@ -207,9 +207,9 @@ jedit() { # jedit FILE PYTHON: apply PYTHON to the JSON document d of FILE
 bad record 'printf "{\"version\": \"v1\",\n garbled" >memory/v1.json' 'memory/v1.json:2:'
 bad journal 'head -c 100 .aka/episodes/e0001/runtime/journal.json >j && mv j .aka/episodes/e0001/runtime/journal.json' \
     '.aka/episodes/e0001/runtime/journal.json:'
-bad session "jedit .aka/episodes/e0002/agent/session.json 'd[\"usage\"][\"total_tokens\"]=\"many\"'" \
+bad session "jedit .aka/episodes/e0002/agent/session.json 'd[\"usage\"]={\"total_tokens\": \"many\"}'" \
     '.aka/episodes/e0002/agent/session.json: usage.total_tokens: expected an integer'
-bad phase "jedit .aka/episodes/e0001/agent/session.json 'd[\"phase_times\"][\"phases\"][\"planning\"][\"seconds\"]=\"x\"'" \
+bad phase "jedit .aka/episodes/e0001/agent/session.json 'd[\"phase_times\"]={\"phases\": {\"planning\": {\"seconds\": \"x\"}}}'" \
     '.aka/episodes/e0001/agent/session.json: phase_times.phases.planning.seconds: expected a number'
 bad run "jedit memory/v2.json 'd[\"verification\"][\"runs\"]=[{\"repeat\":0,\"revision\":\"other\"}]'" \
     'memory/v2.json: verification.runs[0].revision: expected "incumbent" or "candidate"'
