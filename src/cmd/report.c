@@ -10,7 +10,6 @@
 #include "report/report.h"
 #include "base/fs.h"
 #include "base/opts.h"
-#include "base/proc.h"
 #include "cmd/cmd.h"
 
 #include <libgen.h>
@@ -91,22 +90,6 @@ static void default_out(const char *dir, const char *suffix, struct strbuf *out)
     strbuf_release(&copy);
 }
 
-static int open_page(const char *path, struct aka_err *err)
-{
-    const char *argv[] = {"xdg-open", path, NULL};
-    struct proc_spec spec = {.argv = argv, .timeout_ms = 30000};
-    struct proc_result res;
-    proc_result_init(&res);
-    int rc = proc_run(&spec, &res, err);
-    if (rc == 0 && res.exit_code != 0)
-        rc =
-            aka_err_set(err, AKA_EXIT_FAILED, "report: xdg-open %s exited %d", path, res.exit_code);
-    proc_result_release(&res);
-    if (rc < 0)
-        err->code = AKA_EXIT_FAILED; /* the page is written; only the viewer failed */
-    return rc;
-}
-
 static void print_written(const struct strvec *files, const char *index, size_t points, bool json)
 {
     if (!json) {
@@ -143,7 +126,7 @@ static int run(const struct report_args *a, struct strvec *files, struct aka_err
     if (rc == 0)
         print_written(files, index ? files->v[files->n - 1] : NULL, points, a->json);
     if (rc == 0 && a->open)
-        rc = open_page(files->v[files->n - 1], err);
+        rc = aka_report_open(files->v[files->n - 1], err);
     strvec_clear(&kids);
     strbuf_release(&ws);
     strbuf_release(&out);

@@ -229,6 +229,9 @@ bool aka_report_is_index_dir(const char *dir, struct strvec *children);
 int aka_report_write_index(const char *dir, const char *out_dir, struct strvec *written,
                            struct aka_err *err);
 
+/* Run `xdg-open path` (30 s at most); code 1 when it cannot start or fails. */
+int aka_report_open(const char *path, struct aka_err *err);
+
 /* Number of points the latency chart draws for r (versions with a measured latency). */
 size_t aka_report_latency_points(const struct aka_report *r);
 

@@ -3,9 +3,11 @@
  * directory of workspaces an index page and one page per child. Everything is
  * loaded and rendered before the first byte is written, so a malformed record
  * anywhere leaves no output file; each file is replaced atomically. Nothing is
- * written inside a workspace: only the output paths the caller names.
+ * written inside a workspace: only the output paths the caller names. Also
+ * `--open`: the written page handed to the desktop's viewer.
  */
 #include "base/fs.h"
+#include "base/proc.h"
 #include "report/internal.h"
 
 #include <stdlib.h>
@@ -156,5 +158,20 @@ int aka_report_write_index(const char *dir, const char *out_dir, struct strvec *
     free(pages);
     free(rs);
     strvec_clear(&kids);
+    return rc;
+}
+
+int aka_report_open(const char *path, struct aka_err *err)
+{
+    const char *argv[] = {"xdg-open", path, NULL};
+    struct proc_spec spec = {.argv = argv, .timeout_ms = 30000};
+    struct proc_result res;
+    proc_result_init(&res);
+    int rc = proc_run(&spec, &res, err);
+    if (rc == 0 && res.exit_code != 0)
+        rc = aka_err_set(err, AKA_EXIT_FAILED, "xdg-open %s exited %d", path, res.exit_code);
+    proc_result_release(&res);
+    if (rc < 0)
+        err->code = AKA_EXIT_FAILED; /* the page is written; only the viewer failed */
     return rc;
 }
