@@ -6,7 +6,8 @@
  *
  * Records are validated by contracts/memory.c; this file adds the few fields
  * the report reads beyond the typed view (episode kind, carried-forward
- * source, description, verification statistics), each type-checked, so a
+ * source, description, verification statistics and runs, roofline, episode
+ * number and tokens), each type-checked, so a
  * record that carries them wrongly is reported, not silently shown as "—".
  */
 #include "base/fs.h"
