@@ -24,6 +24,7 @@ int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_wiki(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_sandbox(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_status(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_report(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_memory(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_trace(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_journal(int argc, char **argv, const struct aka_app_ctx *ctx);

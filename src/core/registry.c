@@ -23,6 +23,7 @@ static const struct aka_app apps[] = {
      cmd_sandbox},
     {"wiki", "Query the GPU wiki: hardware facts, techniques and pitfalls with sources", cmd_wiki},
     {"status", "Show a campaign: identity, incumbent, budget and every version", cmd_status},
+    {"report", "Write a campaign's report: one self-contained HTML page (or an index)", cmd_report},
     {"memory", "Read canonical memory records: latest, show vN, list", cmd_memory},
     {"trace", "Record phase markers and source reads of an agent session", cmd_trace},
     {"journal", "Record an episode's experiments and outcome in its journal", cmd_journal},

@@ -173,6 +173,7 @@ void aka_report_release(struct aka_report *r)
         free(r->versions.v[i].file);
     }
     VEC_FREE(r->versions);
+    aka_report_release_episodes(r);
     aka_memory_release(&r->failed_v0);
     free(r->failed_v0_file);
     free(r->workspace);

@@ -10,7 +10,8 @@
  *   live       memory/live.json, the non-canonical progress view
  *   state      .aka/state.json, the supervisor's counters (absent before episode 1)
  *
- * Nothing here writes, creates or locks a file: a person may run `aka status`
+ * Nothing here writes, creates or locks a file in a workspace (`aka report`
+ * writes only the output files it is given): a person may run `aka status`
  * beside a running supervisor, and an agent runs `aka memory` inside an
  * episode. Every number shown comes from a record; a number a record does not
  * carry is AKA_MISSING and printed as "—", never derived from something else.
@@ -52,6 +53,11 @@ struct aka_report_verification {
     double improvement_pct; /* AKA_MISSING when absent (all four) */
     double ci_low_pct, ci_high_pct;
     double dispersion_pct;
+    double min_improvement_pct; /* the promotion threshold; AKA_MISSING when absent */
+    int passed;                 /* 1 / 0; -1 when absent */
+    const char *decision;       /* NULL when absent */
+    json_t *runs;               /* runs[] {repeat, revision, all_pass, latency_us_geomean}
+                                   (borrowed, each entry type-checked); NULL when absent */
 };
 
 /* One canonical version and what the report derives from it. */
@@ -66,6 +72,19 @@ struct aka_report_version {
     size_t speedup_shapes;        /* shapes in both V0 and this version */
     size_t speedup_of;            /* shapes in either of them */
     struct aka_report_verification verify;
+    json_t *roofline;  /* the record's "roofline" (borrowed, checked); NULL when absent */
+    long long episode; /* episode.number; -1 when absent */
+    long long tokens;  /* episode.tokens; -1 when absent */
+};
+
+/* One .aka/episodes/e<NNNN>/ directory and the records the report reads in it. */
+struct aka_report_episode {
+    long number;          /* the N of e<NNNN> */
+    long version;         /* index into versions of the record of this episode, or -1 */
+    char *journal_file;   /* runtime/journal.json (owned); NULL when absent */
+    char *session_file;   /* agent/session.json (owned); NULL when absent */
+    struct aka_journal j; /* valid when journal_file is set */
+    json_t *session;      /* owned; every field the HTML reads type-checked; NULL when absent */
 };
 
 /* .aka/campaign.json (strings point into the document). */
@@ -104,6 +123,10 @@ struct aka_report {
     bool has_failed_v0;   /* memory/v0.failed.json was present and loaded */
     char *failed_v0_file; /* owned */
     struct aka_memory_record failed_v0;
+    struct {
+        struct aka_report_episode *v;
+        size_t n, alloc;
+    } episodes;              /* ascending number; filled by aka_report_load_episodes only */
     long incumbent;          /* index into versions of the version HEAD holds, or -1 */
     const char *stop_reason; /* state.stop_reason, else live's "stop: ..." phase, else NULL */
 };
@@ -119,6 +142,14 @@ int aka_report_load(const char *ws, struct aka_report *out, struct aka_err *err)
 int aka_report_load_memory(const char *ws, struct aka_report *out, struct aka_err *err);
 
 void aka_report_release(struct aka_report *r);
+
+/*
+ * Add every .aka/episodes/e<NNNN>/ with its runtime/journal.json and
+ * agent/session.json (either may be absent: an episode in flight has neither),
+ * joined to the version whose episode.number is N. A malformed file is code 2
+ * "FILE: FIELD: ..." (for `aka report`; `aka status` does not read them).
+ */
+int aka_report_load_episodes(struct aka_report *r, struct aka_err *err);
 
 /*
  * Speedup of `v` over `base`: the geometric mean over the shapes present (and
@@ -157,5 +188,51 @@ void aka_report_render_list(const struct aka_report *r, struct strbuf *out);
 json_t *aka_report_version_to_json(const struct aka_report_version *v);
 /* The whole report as one object (schema aka.status.v1). */
 json_t *aka_report_to_json(const struct aka_report *r);
+
+/* ---- HTML (`aka report`) ------------------------------------------------- */
+
+/*
+ * One self-contained HTML page of a loaded report (episodes loaded too): inline
+ * CSS and SVG, one small inline script (table sort, a render-time stamp), no
+ * URL outside the page. Every text from a record is HTML-escaped. The same
+ * workspace state gives the same bytes: no time but the records' own.
+ */
+void aka_report_render_html(const struct aka_report *r, struct strbuf *out);
+
+/* One row of a multi-campaign index: the child's directory name and its report. */
+struct aka_report_index_row {
+    const char *name; /* the child directory's name */
+    const char *href; /* the child's report file, relative to the index */
+    const struct aka_report *r;
+};
+
+/* The index page of a directory of workspaces: one sortable row per campaign. */
+void aka_report_render_index(const char *dir, const struct aka_report_index_row *rows, size_t n,
+                             struct strbuf *out);
+
+/*
+ * Load ws with its episodes and write its page to out_file (atomically; nothing
+ * is written when a record is malformed: code 2, one line "FILE: FIELD: ...").
+ * written receives the path; *points the latency chart's point count.
+ */
+int aka_report_write_one(const char *ws, const char *out_file, struct strvec *written,
+                         size_t *points, struct aka_err *err);
+
+/* Whether dir is no workspace itself and has child workspaces (their names, sorted,
+ * in children). */
+bool aka_report_is_index_dir(const char *dir, struct strvec *children);
+
+/*
+ * For a directory of workspaces: load every child (all before any write), then
+ * write out_dir/<child>.html for each and out_dir/index.html linking them.
+ */
+int aka_report_write_index(const char *dir, const char *out_dir, struct strvec *written,
+                           struct aka_err *err);
+
+/* Run `xdg-open path` (30 s at most); code 1 when it cannot start or fails. */
+int aka_report_open(const char *path, struct aka_err *err);
+
+/* Number of points the latency chart draws for r (versions with a measured latency). */
+size_t aka_report_latency_points(const struct aka_report *r);
 
 #endif

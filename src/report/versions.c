@@ -6,7 +6,8 @@
  *
  * Records are validated by contracts/memory.c; this file adds the few fields
  * the report reads beyond the typed view (episode kind, carried-forward
- * source, description, verification statistics), each type-checked, so a
+ * source, description, verification statistics and runs, roofline, episode
+ * number and tokens), each type-checked, so a
  * record that carries them wrongly is reported, not silently shown as "—".
  */
 #include "base/fs.h"
@@ -81,6 +82,49 @@ static int get_pct(const struct jctx *c, json_t *o, const char *key, bool nonneg
     return 0;
 }
 
+/* One ABBA run as episode_verify.c records it: every field the report shows is typed. */
+static int check_run(const struct jctx *c, json_t *run, size_t i)
+{
+    struct strbuf p = STRBUF_INIT;
+    long long rep = 0;
+    const char *rev = NULL;
+    bool pass = false;
+    double lat = AKA_MISSING;
+    jpath_index(&p, "verification.runs", i);
+    int rc = jexpect_obj(c, run, p.buf) < 0 || jget_int(c, run, p.buf, "repeat", false, &rep) < 0 ||
+                     jget_str(c, run, p.buf, "revision", true, &rev) < 0 ||
+                     jget_bool(c, run, p.buf, "all_pass", false, &pass) < 0 ||
+                     jget_num(c, run, p.buf, "latency_us_geomean", false, &lat) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0 && strcmp(rev, "incumbent") != 0 && strcmp(rev, "candidate") != 0) {
+        strbuf_addstr(&p, ".revision");
+        rc = jfail(c, p.buf, "expected \"incumbent\" or \"candidate\"; got \"%s\"", rev);
+    }
+    strbuf_release(&p);
+    return rc;
+}
+
+/* The threshold, the verdict and the runs behind it (full/goal verifications carry runs). */
+static int read_decision(const struct jctx *c, json_t *o, struct aka_report_verification *v)
+{
+    json_t *passed = json_object_get(o, "passed"), *run;
+    bool yes = false;
+    size_t i;
+    if (jget_num(c, o, "verification", "min_improvement_pct", false, &v->min_improvement_pct) < 0 ||
+        jget_bool(c, o, "verification", "passed", false, &yes) < 0 ||
+        jget_str(c, o, "verification", "decision", false, &v->decision) < 0 ||
+        jget_arr(c, o, "verification", "runs", false, &v->runs) < 0)
+        return -1;
+    v->passed = passed && json_is_boolean(passed) ? yes : -1;
+    json_array_foreach(v->runs, i, run)
+    {
+        if (check_run(c, run, i) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Every number behind a verification decision (DESIGN §5), as the engine wrote it. */
 static int read_verification(const struct jctx *c, json_t *doc, struct aka_report_verification *v)
 {
@@ -101,6 +145,35 @@ static int read_verification(const struct jctx *c, json_t *doc, struct aka_repor
     if (pairs && !json_is_null(pairs) && v->abba_pairs < 0)
         return jfail(c, "verification.abba_pairs", "expected an integer >= 0; got %lld",
                      v->abba_pairs);
+    return read_decision(c, o, v);
+}
+
+static int read_roofline(const struct jctx *c, json_t *doc, struct aka_report_version *v)
+{
+    static const char *const nums[] = {
+        "gflop_per_s",   "gb_per_s", "peak_gflop_per_s", "peak_gb_per_s", "flop_pct",
+        "bandwidth_pct", NULL};
+    const char *s = NULL;
+    double x;
+    if (jget_obj(c, doc, "", "roofline", false, &v->roofline) < 0 || !v->roofline)
+        return 0;
+    for (size_t i = 0; nums[i]; i++)
+        if (jget_num(c, v->roofline, "roofline", nums[i], false, &x) < 0)
+            return -1;
+    if (jget_str(c, v->roofline, "roofline", "basis", false, &s) < 0 ||
+        jget_str(c, v->roofline, "roofline", "unknown", false, &s) < 0)
+        return -1;
+    return 0;
+}
+
+static int read_episode(const struct jctx *c, json_t *doc, struct aka_report_version *v)
+{
+    json_t *ep = NULL;
+    if (jget_obj(c, doc, "", "episode", false, &ep) < 0)
+        return -1;
+    if (ep && (jget_int(c, ep, "episode", "number", false, &v->episode) < 0 ||
+               jget_int(c, ep, "episode", "tokens", false, &v->tokens) < 0))
+        return -1;
     return 0;
 }
 
@@ -114,7 +187,8 @@ static int read_extras(const char *file, struct aka_report_version *v, struct ak
     if (jget_str(&c, lh, "long_horizon", "mode", false, &v->kind) < 0 ||
         jget_str(&c, perf, "performance", "carried_from_version", false, &v->carried_from) < 0 ||
         jget_str(&c, opt, "optimization", "action_description", false, &v->description) < 0 ||
-        read_verification(&c, doc, &v->verify) < 0)
+        read_verification(&c, doc, &v->verify) < 0 || read_roofline(&c, doc, v) < 0 ||
+        read_episode(&c, doc, v) < 0)
         return -1;
     if (v->carried_from && aka_report_parse_version(v->carried_from) < 0)
         return jfail(&c, "performance.carried_from_version", "expected \"v<N>\"; got \"%s\"",
@@ -130,6 +204,9 @@ static void version_init(struct aka_report_version *v)
     v->verify.abba_pairs = -1;
     v->verify.improvement_pct = v->verify.ci_low_pct = AKA_MISSING;
     v->verify.ci_high_pct = v->verify.dispersion_pct = AKA_MISSING;
+    v->verify.min_improvement_pct = AKA_MISSING;
+    v->verify.passed = -1;
+    v->episode = v->tokens = -1;
     v->latency_us = v->speedup_vs_v0 = AKA_MISSING;
 }
 

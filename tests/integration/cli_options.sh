@@ -52,6 +52,7 @@ help "sandbox run" cmd/sandbox.c:flags $T
 help optimize optimize/options.c:flags $T
 help inspect cmd/inspect.c:flags
 help status cmd/status.c:flags
+help report cmd/report.c:flags
 help memory cmd/memory.c:flags
 help trace
 help journal cmd/journal.c:flags
