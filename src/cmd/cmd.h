@@ -37,5 +37,6 @@ int cmd_policy(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_profile(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_recovery(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_doctor(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_gateway(int argc, char **argv, const struct aka_app_ctx *ctx);
 
 #endif

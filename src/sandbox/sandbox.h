@@ -269,6 +269,10 @@ struct aka_sandbox_transport {
 struct aka_sandbox_local_opts {
     const char *tmp_dir; /* where job directories are created; NULL: $TMPDIR, else /tmp */
     const char *bwrap;   /* bwrap binary; NULL: looked up in PATH */
+    /* Called with the pid of the command's process group leader once it started (the
+     * gateway records it, to end the job's group on cancel); NULL: none. */
+    void (*started)(void *arg, int pid);
+    void *started_arg;
 };
 
 /*
