@@ -147,7 +147,10 @@ static struct reply submit(struct gw_server *srv, struct MHD_Connection *c, cons
         return err_reply((unsigned)http, http == 413 ? "request_too_large" : "validation_error",
                          msg);
     }
-    aka_sha256_hex(raw->buf, raw->len, sha);
+    /* The same request is the same JSON, whatever its key order or spacing. */
+    char *canon = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+    aka_sha256_hex(canon, strlen(canon), sha);
+    free(canon);
     trace_id(c, trace);
     json_t *key = json_object_get(body, "idempotency_key"), *au = json_object_get(body, "author");
     struct gw_new_job nj = {kind, raw->buf, sha, json_string_value(key), json_string_value(au),

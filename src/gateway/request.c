@@ -31,7 +31,7 @@ static const char *const top_keys[] = {
     "timeout_s", "idempotency_key", "mode", NULL};
 static const char *const job_keys[] = {"kind",      "argv",        "env",        "files",
                                        "artifacts", "timeout_s",   "stdout_cap", "stderr_cap",
-                                       "pids_max",  "generalized", NULL};
+                                       "pids_max",  "generalized", "binds",      NULL};
 static const char *const file_keys[] = {"path", "content_b64", "read_only", "trusted", NULL};
 static const char *const kinds[] = {"run", "profile", "check", "dev", NULL};
 
@@ -221,6 +221,10 @@ static int check_job(struct vctx *v, json_t *job)
         return -1;
     if (!json_array_size(argv))
         return fail(v, 422, "job.argv", "expected a non-empty command%s", "");
+    json_t *binds = NULL;
+    if (jget_arr(&v->j, job, "job", "binds", false, &binds) < 0 ||
+        (binds && check_strings(v, binds, "job.binds", 64) < 0))
+        return -1;
     if (jget_arr(&v->j, job, "job", "artifacts", false, &arts) < 0 ||
         (arts && check_strings(v, arts, "job.artifacts", 1024) < 0))
         return -1;
@@ -366,6 +370,9 @@ int gw_request_job(json_t *body, const char *dir, const int *gpu_ids, size_t n_g
     aka_path_join(&in, dir, "in");
     json_array_foreach(json_object_get(j, "files"), i, f) if (rc == 0) rc =
         write_file(f, in.buf, job, err);
+    /* runtime binds name this host's paths: the sandbox's bind rules decide */
+    json_array_foreach(json_object_get(j, "binds"), i, f) if (rc == 0) rc =
+        aka_sandbox_job_add_bind(job, json_string_value(f), err);
     json_array_foreach(json_object_get(j, "artifacts"), i, f) if (rc == 0) rc =
         aka_sandbox_job_add_artifact(job, json_string_value(f), err);
     if (rc == 0 && job->artifacts.n) {
