@@ -186,6 +186,17 @@ static json_t *env_doc(struct gw_server *srv)
                      o->bench_version, "source", "declared", "server", GW_SERVER_HEADER);
 }
 
+/* url is prefix + one path segment (the job id): into id. */
+static bool tail_id(const char *url, const char *prefix, char id[64])
+{
+    size_t n = strlen(prefix);
+    const char *rest = url + n;
+    if (strncmp(url, prefix, n) != 0 || !*rest || strchr(rest, '/') || strlen(rest) >= 64)
+        return false;
+    snprintf(id, 64, "%s", rest);
+    return true;
+}
+
 static struct reply route_v1(struct gw_server *srv, struct MHD_Connection *c, const char *m,
                              const char *url, const struct strbuf *body)
 {
@@ -208,9 +219,7 @@ static struct reply route_v1(struct gw_server *srv, struct MHD_Connection *c, co
     if (post && sscanf(url, "/v1/jobs/%63[^/]/cancel", id) == 1 &&
         strlen(url) == strlen("/v1/jobs//cancel") + strlen(id))
         return cancel_job(srv, id);
-    if (get &&
-        (sscanf(url, "/v1/jobs/%63[^/]", id) == 1 || sscanf(url, "/v1/evals/%63[^/]", id) == 1) &&
-        !strchr(url + 9, '/'))
+    if (get && (tail_id(url, "/v1/jobs/", id) || tail_id(url, "/v1/evals/", id)))
         return get_job(srv, c, id);
     if (!strncmp(url, "/v1/env/", 8) && get)
         return err_reply(404, "env_not_found", "only /v1/env/local exists");

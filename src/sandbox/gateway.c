@@ -265,7 +265,11 @@ static int submit(struct gw_call *g, struct aka_err *err)
 {
     json_t *reply = NULL;
     char *data = json_dumps(g->body, JSON_COMPACT);
+    /* A submit is not aborted by a stop signal: the job may be accepted with its reply
+     * still on the way, and only a job whose id came back can be cancelled. */
+    curl_easy_setopt(g->curl, CURLOPT_NOPROGRESS, 1L);
     int rc = http(g, "POST", g->route, data, 60, &reply, err);
+    curl_easy_setopt(g->curl, CURLOPT_NOPROGRESS, 0L);
     free(data);
     const char *id = json_string_value(json_object_get(reply, "job_id"));
     if (rc == 0 && (!id || strlen(id) >= sizeof(g->job_id) || strchr(id, '/')))
@@ -274,6 +278,10 @@ static int submit(struct gw_call *g, struct aka_err *err)
     if (rc == 0)
         snprintf(g->job_id, sizeof(g->job_id), "%s", id);
     json_decref(reply);
+    if (rc == 0 && proc_check_stop(err) < 0) {
+        cancel(g);
+        rc = -1;
+    }
     return rc;
 }
 
