@@ -128,7 +128,7 @@ static int http(struct gw_call *g, const char *method, const char *path, const c
     int rc = -1;
     for (int attempt = 0; attempt < GW_ATTEMPTS; attempt++) {
         if (attempt)
-            sleep_s(0.5 * (1 << (attempt - 1)));
+            sleep_s(0.25 * (1 << (attempt - 1)));
         if (proc_check_stop(err) < 0)
             break;
         aka_err_clear(err);
@@ -599,6 +599,24 @@ static int resolve_url(struct aka_sandbox_gateway_opts *o, struct aka_err *err)
     return 0;
 }
 
+/* Before anything is written: the gateway answers and takes the token (GET /v1/env). */
+static int probe(const struct aka_sandbox_gateway_opts *o, struct aka_err *err)
+{
+    struct aka_sandbox_result scratch;
+    struct gw_call g;
+    json_t *env = NULL;
+    aka_sandbox_result_init(&scratch);
+    int rc = call_init(&g, o, &scratch, err);
+    if (rc == 0)
+        rc = http(&g, "GET", "/v1/env", NULL, 10, &env, err);
+    if (rc < 0 && err->code == AKA_EXIT_USAGE)
+        err->code = AKA_EXIT_ENV; /* a gateway without our routes: the machine, not the flags */
+    json_decref(env);
+    call_release(&g);
+    aka_sandbox_result_release(&scratch);
+    return rc;
+}
+
 int aka_sandbox_gateway(struct aka_sandbox_transport *t, struct aka_sandbox_gateway_opts *o,
                         struct aka_err *err)
 {
@@ -608,6 +626,8 @@ int aka_sandbox_gateway(struct aka_sandbox_transport *t, struct aka_sandbox_gate
     o->lock_clocks = lock && !strcmp(lock, "1");
     record_dir(o->record_dir, sizeof(o->record_dir));
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (probe(o, err) < 0)
+        return -1;
     memset(t, 0, sizeof(*t));
     t->ops = &gateway_ops;
     t->ctx = o;
