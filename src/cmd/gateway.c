@@ -50,6 +50,11 @@ static const struct aka_opt flags[] = {
      .off = OFF(g.state_dir),
      .metavar = "DIR",
      .help = "jobs.db, token, job directories (default $XDG_STATE_HOME/aka/gateway)"},
+    {.name = "--work-dir",
+     .off = OFF(g.work_dir),
+     .metavar = "DIR",
+     .help = "job inputs and sandbox stages, emptied at start (default STATE/work; a tmpfs is "
+             "faster)"},
     {.name = "--token-file",
      .off = OFF(g.token_file),
      .metavar = "FILE",

@@ -27,6 +27,8 @@ struct aka_gateway_opts {
     int port;                  /* 0: any free port (written to <state>/listen) */
     const char *state_dir;     /* jobs.db, token, job directories */
     const char *token_file;    /* NULL: <state>/token, created 0600 at first start */
+    const char *work_dir;      /* job inputs and sandbox stages; NULL: <state>/work (on a
+                                  tmpfs, removing a job directory costs no disk I/O) */
     int workers;               /* FIFO workers, 1..64 */
     struct strvec gpus;        /* physical GPU indices, split evenly over the workers */
     struct strvec aliases;     /* GPU tokens accepted in spec.target_hardware besides "local" */

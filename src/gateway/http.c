@@ -66,19 +66,19 @@ static struct reply get_job(struct gw_server *srv, struct MHD_Connection *c, con
     if (t && (secs < 0 || secs > 100000))
         return err_reply(400, "validation_error", "timeout: expected seconds, 0..300");
     int64_t deadline = gw_now_ms() + (secs > GW_WAIT_MAX_S ? GW_WAIT_MAX_S : secs) * 1000;
+    char st[16];
     for (;;) {
         uint64_t gen = gw_store_gen(&srv->store);
-        json_t *v = gw_store_view(&srv->store, id);
-        if (!v)
+        if (!gw_store_status(&srv->store, id, st))
             return err_reply(404, "job_not_found", "no such job");
-        const char *st = json_string_value(json_object_get(v, "status"));
         if (!waiting || gw_terminal(st) || gw_now_ms() >= deadline || srv->stopping)
-            return (struct reply){200, v, NULL};
-        json_decref(v);
+            break;
         /* slices: a stopping gateway answers its long-polls within a second */
         int64_t slice = gw_now_ms() + 1000;
         gw_store_wait(&srv->store, gen, slice < deadline ? slice : deadline);
     }
+    json_t *v = gw_store_view(&srv->store, id);
+    return v ? (struct reply){200, v, NULL} : err_reply(404, "job_not_found", "no such job");
 }
 
 static struct reply list_jobs(struct gw_server *srv, struct MHD_Connection *c)
@@ -153,8 +153,13 @@ static struct reply submit(struct gw_server *srv, struct MHD_Connection *c, cons
     free(canon);
     trace_id(c, trace);
     json_t *key = json_object_get(body, "idempotency_key"), *au = json_object_get(body, "author");
-    struct gw_new_job nj = {kind, raw->buf, sha, json_string_value(key), json_string_value(au),
-                            trace};
+    struct gw_new_job nj = {kind,
+                            raw->buf,
+                            sha,
+                            json_string_value(key),
+                            json_string_value(au),
+                            trace,
+                            json_is_true(json_object_get(body, "lock_clocks"))};
     enum gw_submit how;
     struct aka_err err = AKA_ERR_INIT;
     int rc = gw_store_submit(&srv->store, &nj, id, &how, &err);

@@ -41,6 +41,7 @@ struct gw_new_job {
     const char *body_sha256;
     const char *idempotency_key; /* NULL: none */
     const char *user, *trace_id;
+    int lock_clocks;
 };
 
 /* What a worker claimed: the job id and its request body. */
@@ -68,6 +69,8 @@ void gw_store_finish(struct gw_store *st, const char *id, const char *status, js
 /* Cancel: queued → cancelled; running → cancelled and *pid its group (0 when not started
  * yet); 0, or -1 when there is no such job. */
 int gw_store_cancel(struct gw_store *st, const char *id, pid_t *pid);
+/* The job's status alone (cheap: what a long-poll checks on each wake-up); 0: no such job. */
+int gw_store_status(struct gw_store *st, const char *id, char status[16]);
 /* The job view (NULL: no such job). */
 json_t *gw_store_view(struct gw_store *st, const char *id);
 /* The job views matching kind and status (NULL: any), newest first unless ascending. */
@@ -132,7 +135,7 @@ void gw_http_stop(struct gw_server *srv);
 struct gw_server {
     const struct aka_gateway_opts *o;
     struct gw_store store;
-    struct strbuf state, jobs_dir, work_dir, token;
+    struct strbuf state, jobs_dir, work_dir, token; /* jobs_dir, work_dir: below --work-dir */
     struct gw_worker workers[AKA_GW_MAX_WORKERS];
     int n_workers;
     volatile int stopping;

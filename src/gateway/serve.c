@@ -92,14 +92,23 @@ static int load_token(const char *path, struct strbuf *tok, struct aka_err *err)
 /* Directories of a previous run (a killed gateway's job and staging directories) go. */
 static int prepare_dirs(struct gw_server *srv, struct aka_err *err)
 {
-    aka_path_join(&srv->jobs_dir, srv->state.buf, "jobs");
-    aka_path_join(&srv->work_dir, srv->state.buf, "work");
+    struct strbuf work = STRBUF_INIT;
+    if (srv->o->work_dir)
+        strbuf_addstr(&work, srv->o->work_dir);
+    else
+        aka_path_join(&work, srv->state.buf, "work");
+    aka_path_join(&srv->jobs_dir, work.buf, "jobs");
+    aka_path_join(&srv->work_dir, work.buf, "stage");
     aka_remove_tree(srv->jobs_dir.buf, NULL);
     aka_remove_tree(srv->work_dir.buf, NULL);
-    if (aka_mkdir_p(srv->jobs_dir.buf, 0700, err) < 0 ||
-        aka_mkdir_p(srv->work_dir.buf, 0700, err) < 0)
-        return -1;
-    return 0;
+    int rc = aka_mkdir_p(srv->jobs_dir.buf, 0700, err) < 0 ||
+                     aka_mkdir_p(srv->work_dir.buf, 0700, err) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0)
+        chmod(work.buf, 0700);
+    strbuf_release(&work);
+    return rc;
 }
 
 static void split_gpus(struct gw_server *srv)

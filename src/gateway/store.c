@@ -24,7 +24,8 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS jobs(job_id TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT "
     "NOT NULL, request_json TEXT NOT NULL, request_sha256 TEXT NOT NULL, result_json TEXT, "
     "error_json TEXT, trace_id TEXT, user_name TEXT, idempotency_key TEXT, attempts INTEGER "
-    "DEFAULT 0, pid INTEGER, pid_start INTEGER, worker INTEGER, created_at REAL, updated_at "
+    "DEFAULT 0, lock_clocks INTEGER DEFAULT 0, pid INTEGER, pid_start INTEGER, worker INTEGER, "
+    "created_at REAL, updated_at "
     "REAL, started_at REAL, finished_at REAL);"
     "CREATE UNIQUE INDEX IF NOT EXISTS jobs_idempotency ON jobs(kind, idempotency_key) WHERE "
     "idempotency_key IS NOT NULL;"
@@ -200,7 +201,8 @@ static int insert(struct gw_store *st, const struct gw_new_job *nj, const char *
 {
     sqlite3_stmt *s = prep(st, "INSERT INTO jobs(job_id, kind, status, request_json, "
                                "request_sha256, trace_id, user_name, idempotency_key, "
-                               "created_at, updated_at) VALUES(?,?,'queued',?,?,?,?,?,?,?)");
+                               "created_at, updated_at, lock_clocks) "
+                               "VALUES(?,?,'queued',?,?,?,?,?,?,?,?)");
     if (!s)
         return aka_err_set(err, AKA_EXIT_ENV, "jobs database: %s", sqlite3_errmsg(st->db));
     double now = wall_now();
@@ -213,6 +215,7 @@ static int insert(struct gw_store *st, const struct gw_new_job *nj, const char *
     sqlite3_bind_text(s, 7, nj->idempotency_key, -1, SQLITE_STATIC);
     sqlite3_bind_double(s, 8, now);
     sqlite3_bind_double(s, 9, now);
+    sqlite3_bind_int(s, 10, nj->lock_clocks);
     int rc = sqlite3_step(s);
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE)
@@ -359,7 +362,7 @@ int gw_store_cancel(struct gw_store *st, const char *id, pid_t *pid)
 
 #define VIEW_COLS                                                                                  \
     "job_id, kind, status, result_json, error_json, trace_id, created_at, updated_at, "            \
-    "started_at, finished_at, attempts, idempotency_key, user_name, request_json"
+    "started_at, finished_at, attempts, idempotency_key, user_name, lock_clocks"
 
 static json_t *parsed_or_null(const char *text)
 {
@@ -381,14 +384,12 @@ static json_t *str_or_null(const char *t)
 /* Upstream's job envelope, from one row of VIEW_COLS. */
 static json_t *row_view(sqlite3_stmt *s)
 {
-    json_t *req = parsed_or_null(col(s, 13));
-    json_t *lock = json_object_get(req, "lock_clocks");
     json_t *v = json_object();
     json_object_set_new(v, "job_id", json_string(col(s, 0)));
     json_object_set_new(v, "kind", json_string(col(s, 1)));
     json_object_set_new(v, "status", json_string(col(s, 2)));
     json_object_set_new(v, "mode", json_string("full"));
-    json_object_set_new(v, "lock_clocks", json_boolean(json_is_true(lock)));
+    json_object_set_new(v, "lock_clocks", json_boolean(sqlite3_column_int(s, 13)));
     json_object_set_new(v, "mode_enforced", json_false());
     json_object_set_new(v, "result", parsed_or_null(col(s, 3)));
     json_object_set_new(v, "error", parsed_or_null(col(s, 4)));
@@ -400,8 +401,22 @@ static json_t *row_view(sqlite3_stmt *s)
     json_object_set_new(v, "attempts", json_integer(sqlite3_column_int(s, 10)));
     json_object_set_new(v, "idempotency_key", str_or_null(col(s, 11)));
     json_object_set_new(v, "user", str_or_null(col(s, 12)));
-    json_decref(req);
     return v;
+}
+
+int gw_store_status(struct gw_store *st, const char *id, char status[16])
+{
+    int found = 0;
+    pthread_mutex_lock(&st->mu);
+    sqlite3_stmt *s = prep(st, "SELECT status FROM jobs WHERE job_id=?");
+    sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        snprintf(status, 16, "%s", col(s, 0));
+        found = 1;
+    }
+    sqlite3_finalize(s);
+    pthread_mutex_unlock(&st->mu);
+    return found;
 }
 
 json_t *gw_store_view(struct gw_store *st, const char *id)
