@@ -53,8 +53,8 @@ static const struct aka_opt flags[] = {
     {.name = "--work-dir",
      .off = OFF(g.work_dir),
      .metavar = "DIR",
-     .help = "job inputs and sandbox stages, emptied at start (default STATE/work; a tmpfs is "
-             "faster)"},
+     .help = "job inputs and sandbox stages (its jobs/ and stage/ are emptied at start; "
+             "default STATE/work; a tmpfs is faster)"},
     {.name = "--token-file",
      .off = OFF(g.token_file),
      .metavar = "FILE",
@@ -76,7 +76,7 @@ static const struct aka_opt flags[] = {
      .off = OFF(g.aliases),
      .kind = AKA_OPT_LIST,
      .metavar = "NAME",
-     .help = "a GPU token accepted in spec.target_hardware besides 'local' (repeatable)"},
+     .help = "a GPU token accepted in spec.target_hardware besides 'local'"},
     {.name = "--max-request-mb",
      .off = OFF(request_mb),
      .kind = AKA_OPT_LONG,
