@@ -225,6 +225,10 @@ check_422 "timeout out of range" "job.timeout_s" '["true"]' '{"job.timeout_s": 0
 python3 -c 'import json; json.dump({"spec":{"target_hardware":["local"]},"job":{"argv":["true"],"env":["PAD="+"x"*(2<<20)]}}, open("'"$TMP/big.json"'","w"))'
 [ "$(api POST /v1/jobs/dev "$TMP/big.json")" = 413 ] && field 'd["error"]["message"]' | grep -q 'request body' &&
     ok "a body over --max-request-mb: 413" || fail "oversize body: $(head -c 300 "$TMP/body")"
+# The same body chunked (no Content-Length): refused as the bytes arrive.
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" \
+    -H 'Transfer-Encoding: chunked' --data-binary "@$TMP/big.json" "$URL/v1/jobs/dev")
+[ "$code" = 413 ] && ok "a chunked body over the limit: 413" || fail "chunked oversize body: $code"
 body "$TMP/loud.json" '["sh","-c","head -c 3000000 /dev/zero | tr \"\\0\" x"]'
 api POST /v1/jobs/dev "$TMP/loud.json" >/dev/null; id=$(field 'd["job_id"]')
 wait_status "$id" failed && [ "$(field 'd["error"]["reason"]')" = output_too_large ] &&
