@@ -38,5 +38,8 @@ int cmd_policy(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_profile(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_recovery(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_doctor(int argc, char **argv, const struct aka_app_ctx *ctx);
+int cmd_gateway(int argc, char **argv, const struct aka_app_ctx *ctx);
+/* `aka sandbox replay` (sandbox_replay.c), dispatched by cmd_sandbox. */
+int cmd_sandbox_replay(int argc, char **argv);
 
 #endif

@@ -369,7 +369,7 @@ static int cmd_sandbox_run(int argc, char **argv)
 
 int cmd_sandbox(int argc, char **argv, const struct aka_app_ctx *ctx)
 {
-    static const char *const subs[] = {"run", NULL};
+    static const char *const subs[] = {"run", "replay", NULL};
     struct aka_err err = AKA_ERR_INIT;
     (void)ctx;
     if (argc >= 2 &&
@@ -377,7 +377,8 @@ int cmd_sandbox(int argc, char **argv, const struct aka_app_ctx *ctx)
         print_help(stdout);
         return 0;
     }
-    if (aka_opts_subcommand("sandbox", subs, argc, argv, &err) < 0)
+    int sub = aka_opts_subcommand("sandbox", subs, argc, argv, &err);
+    if (sub < 0)
         return aka_err_report(&err);
-    return cmd_sandbox_run(argc, argv);
+    return sub == 1 ? cmd_sandbox_replay(argc, argv) : cmd_sandbox_run(argc, argv);
 }

@@ -37,6 +37,8 @@ static const struct aka_app apps[] = {
     {"profile", "Profile the kernel (ncu, rocprofv3, PPU) or re-summarize an export", cmd_profile},
     {"recovery", "Show, stop or resume the recovery monitor of a campaign (exit 75)", cmd_recovery},
     {"doctor", "Check that a campaign can start here (sandbox, tools, GPU, transport)", cmd_doctor},
+    {"gateway", "Serve sandbox jobs to other machines over HTTP (aka gateway serve)",
+     cmd_gateway},
     {"plan-reviewers", "(internal) Probe a campaign's plan reviewers once; print the cache",
      cmd_plan_reviewers},
     {NULL, NULL, NULL},

@@ -118,6 +118,8 @@ static int execute(struct local_job *lj, const struct strvec *argv, struct proc_
     if (proc_start(&spec, &h, err) < 0)
         return run_failed(err); /* could not even start bwrap */
     sbx_cgroup_adopt(&lj->cg, proc_pid(h));
+    if (lj->opts && lj->opts->started)
+        lj->opts->started(lj->opts->started_arg, proc_pid(h));
     if (proc_wait(h, pr, err) < 0)
         return run_failed(err);
     return 0;

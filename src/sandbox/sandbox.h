@@ -269,6 +269,10 @@ struct aka_sandbox_transport {
 struct aka_sandbox_local_opts {
     const char *tmp_dir; /* where job directories are created; NULL: $TMPDIR, else /tmp */
     const char *bwrap;   /* bwrap binary; NULL: looked up in PATH */
+    /* Called with the pid of the command's process group leader once it started (the
+     * gateway records it, to end the job's group on cancel); NULL: none. */
+    void (*started)(void *arg, int pid);
+    void *started_arg;
 };
 
 /*
@@ -347,6 +351,31 @@ int aka_sandbox_ssh(struct aka_sandbox_transport *t, const struct aka_sandbox_ss
  * state; what could not be removed goes to notes (may be NULL). */
 void aka_sandbox_ssh_close(struct aka_sandbox_transport *t, struct strvec *notes);
 
+/*
+ * The gateway transport (gateway.c): each job is one typed request to `aka gateway serve`
+ * (or a gateway with the same routes) over HTTP: submit, long-poll, cancel on a stop signal.
+ * Connection failures, 5xx and jobs the gateway lost are retried a bounded number of times
+ * and then the environment's (code 75); a request the gateway refuses is code 2. The token
+ * comes from $AGATE_TOKEN or the file $ATREX_SANDBOX_TOKEN_FILE; each request is recorded
+ * (0600) under $ATREX_SANDBOX_REQUEST_DIR (default $XDG_STATE_HOME/aka/gateway-requests)
+ * for `aka sandbox replay`; ATREX_SANDBOX_LOCK_CLOCKS=1 asks for locked GPU clocks.
+ */
+struct aka_sandbox_gateway_opts {
+    const char *url;      /* http(s)://host:port; NULL: from the profile */
+    const char *profile;  /* URL from $ATREX_SANDBOX_PROFILE_<P>_URL */
+    const char *hardware; /* spec.target_hardware */
+    const char *tmp_dir;  /* where returned artifacts are checked (NULL: $TMPDIR, /tmp) */
+    bool lock_clocks;     /* filled by aka_sandbox_gateway from the environment */
+    char record_dir[4096];
+};
+/* Fill t (o must outlive it). Code 2 for a profile whose URL is not configured. */
+int aka_sandbox_gateway(struct aka_sandbox_transport *t, struct aka_sandbox_gateway_opts *o,
+                        struct aka_err *err);
+/* Send a recorded request again (o->url NULL: the recorded URL) and wait for its result.
+ * The runtime pins in force must equal the recorded ones (code 2 otherwise). */
+int aka_sandbox_replay(const char *file, struct aka_sandbox_gateway_opts *o,
+                       struct aka_sandbox_result *res, struct aka_err *err);
+
 /* Validate, then prepare, run, collect and clean up through t; on refusal or
  * environment failure res is filled too. Setup, run and cleanup times go to res. */
 int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
@@ -396,7 +425,8 @@ struct aka_transport_opts {
     bool given[AKA_TRANSPORT_MAX_FLAGS];  /* indexed like aka_transport_flags */
     struct aka_sandbox_local_opts local;  /* what a local transport opened from these points at */
     struct aka_sandbox_ssh_opts ssh_opts; /* ... and an ssh transport */
-    struct aka_sandbox_transport opened;  /* the transport opened (closed by release) */
+    struct aka_sandbox_gateway_opts gateway_opts; /* ... and a gateway transport */
+    struct aka_sandbox_transport opened;          /* the transport opened (closed by release) */
 };
 
 void aka_transport_opts_init(struct aka_transport_opts *o);

@@ -388,6 +388,11 @@ int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transpor
         return -1;
     if (o->kind == AKA_TRANSPORT_SSH)
         return open_ssh(o, t, err);
+    if (o->kind == AKA_TRANSPORT_GATEWAY) {
+        o->gateway_opts = (struct aka_sandbox_gateway_opts){
+            .url = o->url, .profile = o->profile, .hardware = o->hardware, .tmp_dir = o->tmp};
+        return aka_sandbox_gateway(t, &o->gateway_opts, err);
+    }
     if (o->kind != AKA_TRANSPORT_LOCAL) {
         struct strbuf where = STRBUF_INIT;
         remote_target(o, &where);

@@ -73,6 +73,8 @@ help "wiki tool" cmd/wiki.c:common_flags
 help profile cmd/profile.c:flags $T
 help recovery cmd/recovery.c:flags
 help doctor cmd/doctor.c:flags $T
+help "gateway serve" cmd/gateway.c:flags
+help "sandbox replay" cmd/sandbox_replay.c:flags
 
 # bad WANT CMD ARGS...: exit 2, one line on stderr containing WANT (fixed text); aka
 # optimize adds its "nothing was written" line.
@@ -88,7 +90,7 @@ bad() {
 for cmd in eval "sandbox run" optimize inspect status memory trace journal handoff \
   agent-session tune-agent ask-codex ask-qoder plan-reviewers "wiki query" "wiki show" \
   "wiki check" "wiki plugins" "wiki import" "wiki cited" "wiki tool" "policy check" profile \
-  recovery doctor; do
+  recovery doctor "gateway serve" "sandbox replay"; do
   # shellcheck disable=SC2086
   bad "aka: $cmd: --no-such-flag: unknown flag (see aka $cmd --help)" $cmd --no-such-flag x
 done
@@ -120,7 +122,7 @@ bad "profile: --top-kernels: expected an integer in [1, 1000]; got '0'" profile 
 bad "recovery: --json: takes no value; got 'yes'" recovery status --json=yes
 bad "recovery: expected status, stop or resume; got 'restart'" recovery restart
 bad "doctor: --agent: expected one of claude, qodercli, codex, pi, builtin; got 'x'" doctor --agent x
-bad "sandbox: 'frob': unknown subcommand; expected one of run" sandbox frob
+bad "sandbox: 'frob': unknown subcommand; expected one of run, replay" sandbox frob
 set +e; "$AKA_BIN" wiki frob >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e # then wiki's usage
 [ "$rc" = 2 ] && head -1 "$tmp/err" |
   grep -qF "wiki: 'frob': unknown subcommand; expected one of query, show, check, import, plugins, cited, tool" ||

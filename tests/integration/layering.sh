@@ -38,8 +38,10 @@ if grep -nE '\b(fork|execv|execvp|execve|rename)\s*\(' --include='*.c' -r . |
   echo "layering: raw process/rename calls outside base/ (above)"; bad=1
 fi
 # Evaluation jobs: the harness (runtime/harness, run_native.sh, aka_harness) is named
-# in code only by evaluator/, and only evaluator/ and `aka sandbox run` (cmd/sandbox.c,
-# a person's own job) hand jobs to a transport; everyone else asks the evaluator.
+# in code only by evaluator/, and only evaluator/, `aka sandbox run` (cmd/sandbox.c,
+# a person's own job) and the gateway's workers (gateway/, a client's job, built from its
+# request and checked again by the sandbox's rules) hand jobs to a transport; everyone
+# else asks the evaluator.
 code_only() { grep -nE "$1" --include='*.c' --include='*.h' -r . | grep -vE '^\S+:[0-9]+:\s*(\*|//|/\*)'; }
 # (policy/rules.c names the harness's symbols as a pattern candidates may not use.)
 if code_only '"[^"]*(runtime/harness|run_native\.sh|aka_harness)' | grep -v '^\./evaluator/' |
@@ -47,8 +49,8 @@ if code_only '"[^"]*(runtime/harness|run_native\.sh|aka_harness)' | grep -v '^\.
   echo "layering: the evaluation harness is named outside evaluator/ (above)"; bad=1
 fi
 if code_only '\baka_sandbox_(run|job_add_file|job_add_tree)\s*\(' |
-    grep -vE '^\./(evaluator|sandbox)/|^\./cmd/sandbox\.c:'; then
-  echo "layering: sandbox jobs built or run outside evaluator/ and aka sandbox run (above)"; bad=1
+    grep -vE '^\./(evaluator|sandbox|gateway)/|^\./cmd/sandbox\.c:'; then
+  echo "layering: sandbox jobs built or run outside evaluator/, gateway/ and aka sandbox run (above)"; bad=1
 fi
 # Command lines: only the parser (base/opts*.c) walks argv. Everyone else declares a
 # flag table and calls aka_opts_parse, so no file indexes argv with a variable or runs

@@ -4,8 +4,9 @@
 #   - every command accepts every transport flag and documents it in --help;
 #   - with default flags, --sandbox-ssh HOST --sandbox-ssh-gpu 0 passes validation and
 #     ends with exit 75 naming the host that cannot be reached (it does not resolve), a
-#     gateway or a Slurm partition with exit 75 naming the transport that is not built
-#     yet, all writing nothing;
+#     gateway that cannot be reached with exit 75 naming it (a profile without its URL:
+#     2), a Slurm partition with exit 75 naming the transport that is not built yet, all
+#     writing nothing;
 #   - a bad combination or value is a usage error (2) naming the flag, or the
 #     environment variable that supplied it;
 #   - the ATREX_SANDBOX_SSH* variables stand in for absent flags, and a transport
@@ -56,10 +57,12 @@ expect 75 "gpu-host (GPU 3)" --sandbox-ssh=gpu-host --sandbox-ssh-gpu=3
 expect 75 "ssh u@h (GPU 0): connecting" --sandbox ssh --sandbox-ssh u@h --sandbox-ssh-gpu 0 \
   --sandbox-ssh-runtime-bind /opt/conda=/opt/py --sandbox-ssh-runtime-bind /opt/cuda \
   --sandbox-ssh-init 'module load cuda' --sandbox-health-command nvidia-smi
-expect 75 "the gateway transport is not built yet (issue 13)" --sandbox-url https://gw.example \
+expect 75 "gateway https://gw.example: GET /v1/env: " --sandbox-url https://gw.example \
   --sandbox-hardware H200
-expect 75 "the gateway transport is not built yet (issue 13)" --sandbox gateway \
-  --sandbox-profile pre --sandbox-hardware H200
+ATREX_SANDBOX_PROFILE_PRE_URL=https://gw.example expect 75 "gateway https://gw.example: GET /v1/env: " \
+  --sandbox gateway --sandbox-profile pre --sandbox-hardware H200
+expect 2 "--sandbox-profile pre: set ATREX_SANDBOX_PROFILE_PRE_URL" --sandbox-profile pre \
+  --sandbox-hardware H200
 expect 75 "the slurm transport is not built yet (issue 13)" --sandbox slurm --slurm-partition gpu \
   --slurm-account a --slurm-qos q --slurm-time 00:10:00
 
@@ -117,7 +120,7 @@ ATREX_SANDBOX_URL=https://gw.example expect 2 "ATREX_SANDBOX_SSH and ATREX_SANDB
 run sandbox --sandbox local
 [ "$rc" = 0 ] || { cat "$tmp/out"; fail "--sandbox local with ATREX_SANDBOX_SSH set: exit $rc"; }
 run sandbox --sandbox-url https://gw.example --sandbox-hardware H200
-grep -qF "the gateway transport is not built yet" "$tmp/out" ||
+grep -qF "gateway https://gw.example: GET /v1/env: " "$tmp/out" ||
   { cat "$tmp/out"; fail "--sandbox-url with ATREX_SANDBOX_SSH set did not choose the gateway"; }
 unset ATREX_SANDBOX_SSH ATREX_SANDBOX_SSH_GPU
 echo "ok: the environment fills absent flags; flags win"

@@ -477,7 +477,7 @@ static void t_profile_job(void **state)
     struct strbuf dir = STRBUF_INIT, bin = STRBUF_INIT, out_dir = STRBUF_INIT, p = STRBUF_INIT;
     struct strvec prof = STRVEC_INIT, ids = STRVEC_INIT;
     struct aka_sandbox_transport t;
-    struct aka_sandbox_local_opts lo = {NULL, NULL};
+    struct aka_sandbox_local_opts lo = {.tmp_dir = NULL};
     struct aka_eval_outcome out;
     (void)state;
     /* Not under /tmp: a job's /tmp is its own, so a bind there is refused. */

@@ -433,7 +433,7 @@ static void t_missing_bwrap(void **state)
     struct aka_sandbox_job job;
     struct aka_sandbox_result res;
     struct aka_sandbox_transport t;
-    struct aka_sandbox_local_opts opts = {scratch, "/nonexistent/bwrap"};
+    struct aka_sandbox_local_opts opts = {.tmp_dir = scratch, .bwrap = "/nonexistent/bwrap"};
     struct aka_err err = AKA_ERR_INIT;
     (void)state;
     aka_sandbox_local(&t, &opts);

@@ -93,19 +93,19 @@ struct open_case {
 };
 
 static const struct open_case open_cases[] = {
-    /* default flags are valid on every transport; a host that does not resolve and the
-     * transports not built yet are 75 */
+    /* default flags are valid on every transport; a host that does not resolve (ssh, a
+     * gateway) and the transports not built yet are 75; a profile without its URL is 2 */
     {{"--sandbox-ssh", "u@h", "--sandbox-ssh-gpu", "0"}, 75, AKA_TRANSPORT_SSH, "connecting"},
     {{"--sandbox", "ssh", "--sandbox-ssh=u@h", "--sandbox-ssh-gpu=31", "--sandbox-ssh-runtime-bind",
       "/opt/conda=/py", "--sandbox-ssh-init", "true", "--sandbox-health-command", "nvidia-smi"},
      75,
      AKA_TRANSPORT_SSH,
      "u@h (GPU 31)"},
-    {{"--sandbox-url", "https://gw"}, 75, AKA_TRANSPORT_GATEWAY, "hardware nvidia/h200"},
+    {{"--sandbox-url", "https://gw"}, 75, AKA_TRANSPORT_GATEWAY, "gateway https://gw: GET /v1/env"},
     {{"--sandbox-profile", "prod", "--sandbox-hardware", "H20"},
-     75,
+     2,
      AKA_TRANSPORT_GATEWAY,
-     "profile prod, hardware H20"},
+     "ATREX_SANDBOX_PROFILE_PROD_URL"},
     {{"--sandbox", "slurm", "--slurm-partition", "gpu", "--slurm-time", "1:00"},
      75,
      AKA_TRANSPORT_SLURM,
