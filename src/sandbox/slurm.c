@@ -33,6 +33,7 @@
 
 #define CMD_TIMEOUT_MS 60000 /* one sbatch, scontrol or scancel call */
 #define POLL_FIRST_MS  100
+#define SETTLE_TRIES   25 /* 5 s of COMPLETING */
 
 struct slurm_ctx {
     const struct aka_sandbox_slurm_opts *o;
@@ -138,8 +139,12 @@ static int wait_running(struct slurm_job *sj, struct aka_err *err)
 {
     long max = sj->ctx->o->poll_max_ms > 0 ? sj->ctx->o->poll_max_ms : 2000;
     for (long delay = POLL_FIRST_MS;; delay = delay * 2 > max ? max : delay * 2) {
-        if (proc_check_stop(err) < 0 || query(sj->id, &sj->info, err) < 0)
+        if (proc_check_stop(err) < 0)
             return -1;
+        if (query(sj->id, &sj->info, err) < 0) {
+            sj->retryable = !proc_stop_signal(); /* the scheduler cannot vouch for it */
+            return -1;
+        }
         enum aka_slurm_phase ph = aka_slurm_phase(sj->info.state);
         if (ph == AKA_SLURM_RUNNING)
             return 0;
@@ -305,12 +310,27 @@ static int run_step(struct slurm_job *sj, struct strvec *argv, struct proc_resul
     return -1;
 }
 
+/* The allocation's state after a step; a COMPLETING one is given a few seconds to say
+ * why it ended (PREEMPTED, NODE_FAIL, ...), for the record. */
+static int settled_state(struct slurm_job *sj, struct aka_err *err)
+{
+    for (int k = 0;; k++) {
+        if (query(sj->id, &sj->info, err) < 0)
+            return -1;
+        if (strcmp(sj->info.state, "COMPLETING") != 0 || k == SETTLE_TRIES)
+            return 0;
+        sleep_ms(POLL_FIRST_MS * 2);
+    }
+}
+
 /* What the step returned means nothing unless the allocation still runs. */
 static int judge_step(struct slurm_job *sj, struct proc_result *pr, struct aka_err *err)
 {
     char line[512];
-    if (query(sj->id, &sj->info, err) < 0)
+    if (settled_state(sj, err) < 0) {
+        sj->retryable = !proc_stop_signal();
         return -1;
+    }
     if (aka_slurm_phase(sj->info.state) != AKA_SLURM_RUNNING) {
         sj->retryable = true;
         return aka_err_set(err, AKA_EXIT_ENV,
