@@ -10,6 +10,7 @@ packages=(
   libjansson-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev
   libssl-dev libarchive-dev libcmocka-dev
   bubblewrap openssh-client openssh-server python3 python3-torch
+  slurmctld slurmd slurm-client
 )
 
 missing=()

@@ -387,6 +387,10 @@ int aka_slurm_parse_job(const char *line, struct aka_slurm_job_info *out, struct
 void aka_slurm_sbatch_argv(const struct aka_sandbox_slurm_opts *o, int gpu_count, long timeout_s,
                            const char *name, struct strvec *argv);
 
+/* The first n GPU indices of nvidia-smi's `--query-gpu=index` output into ids; code 75 naming
+ * both counts when it lists fewer (a distributed job on a host without enough GPUs). */
+int aka_gpu_pick(const char *smi_out, int n, int *ids, struct aka_err *err);
+
 /* Fill t with a slurm transport (opts must outlive it); aka_sandbox_slurm_close releases it. */
 void aka_sandbox_slurm(struct aka_sandbox_transport *t, const struct aka_sandbox_slurm_opts *opts);
 /*

@@ -242,11 +242,11 @@ static int step_argv(struct slurm_job *sj, struct strvec *a, struct aka_err *err
     for (size_t i = 0; i < sj->env.n; i++)
         strvec_push(a, sj->env.v[i]);
     if (sj->job->gpu_count > 0) {
-        struct strbuf cvd = STRBUF_INIT;
-        for (size_t i = 0; i < sj->info.n_gpu_ids; i++)
-            strbuf_addf(&cvd, "%s%d", i ? "," : "", sj->info.gpu_ids[i]);
-        strvec_pushf(a, "CUDA_VISIBLE_DEVICES=%s", cvd.buf);
-        strbuf_release(&cvd);
+        struct strvec gpu_env = STRVEC_INIT;
+        sbx_gpu_env(sj->info.gpu_ids, sj->info.n_gpu_ids, &gpu_env);
+        for (size_t i = 0; i < gpu_env.n; i++)
+            strvec_push(a, gpu_env.v[i]);
+        strvec_clear(&gpu_env);
     }
     strbuf_release(&ef);
     return step_bwrap(sj, a, err);
@@ -349,18 +349,67 @@ static int judge_step(struct slurm_job *sj, struct proc_result *pr, struct aka_e
     return 0;
 }
 
+/*
+ * bwrap exits 1 with "bwrap: ..." when it cannot build the sandbox on the node (a GPU node
+ * missing there, no user namespaces), and a command can print the same. As local.c does:
+ * the very same step around `true`; when that fails too, the node is broken (75).
+ */
+static int check_node_sandbox(struct slurm_job *sj, const struct strvec *argv, struct aka_err *err)
+{
+    const struct aka_sandbox_result *res = sj->res;
+    struct strvec probe = STRVEC_INIT;
+    struct proc_result pr;
+    char line[512];
+    if (res->timed_out || res->exit_code != 1 || strncmp(res->err.buf, "bwrap: ", 7) != 0)
+        return 0;
+    snprintf(line, sizeof(line), "%.*s", (int)strcspn(res->err.buf, "\n"), res->err.buf);
+    for (size_t i = 0; i < argv->n - sj->job->argv.n; i++)
+        strvec_push(&probe, argv->v[i]);
+    strvec_push(&probe, "true");
+    proc_result_init(&pr);
+    int rc = run_step(sj, &probe, &pr, err);
+    bool broken = rc < 0 || pr.exit_code != 0;
+    proc_result_release(&pr);
+    strvec_clear(&probe);
+    if (rc < 0)
+        return -1;
+    if (broken)
+        return aka_err_set(err, AKA_EXIT_ENV,
+                           "environment: the sandbox could not be built on the slurm node (%s)",
+                           line);
+    if (strncmp(res->err.buf, "bwrap: execvp ", 14) == 0)
+        sj->res->exit_code = 127; /* what a shell says of a missing command */
+    return 0;
+}
+
+/* Where the job ran, for the result's notes. */
+static void note_allocation(struct slurm_job *sj)
+{
+    struct strbuf gpus = STRBUF_INIT;
+    for (size_t i = 0; i < sj->info.n_gpu_ids; i++)
+        strbuf_addf(&gpus, "%s%d", i ? "," : "", sj->info.gpu_ids[i]);
+    strvec_pushf(&sj->res->notes, "slurm allocation %s%s, GPUs %s", sj->id,
+                 sj->ctx->hold ? " (held for same-allocation runs)" : "",
+                 gpus.len ? gpus.buf : "none");
+    strbuf_release(&gpus);
+}
+
 static int attempt(struct slurm_job *sj, struct aka_err *err)
 {
     struct strvec argv = STRVEC_INIT;
     struct proc_result pr;
     proc_result_init(&pr);
     int rc = allocate(sj, err);
-    if (rc == 0)
+    if (rc == 0) {
+        note_allocation(sj);
         rc = step_argv(sj, &argv, err);
+    }
     if (rc == 0)
         rc = run_step(sj, &argv, &pr, err);
     if (rc == 0)
         rc = judge_step(sj, &pr, err);
+    if (rc == 0)
+        rc = check_node_sandbox(sj, &argv, err);
     proc_result_release(&pr);
     strvec_clear(&argv);
     return rc;
