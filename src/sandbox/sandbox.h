@@ -394,12 +394,13 @@ int aka_gpu_pick(const char *smi_out, int n, int *ids, struct aka_err *err);
 /* Fill t with a slurm transport (opts must outlive it); aka_sandbox_slurm_close releases it. */
 void aka_sandbox_slurm(struct aka_sandbox_transport *t, const struct aka_sandbox_slurm_opts *opts);
 /*
- * Same-allocation runs (ABBA verification): while held, every job of t with the same GPU
- * count runs as a step of one allocation; released by hold(t, false), which cancels it. A
- * held allocation that ends under a job is an environment failure without a retry (its
- * runs would otherwise be compared across allocations). No-op for other transports.
+ * Same-allocation runs (ABBA verification): hold(t, n) with n >= 1 makes the next n jobs of
+ * t (with one GPU count) steps of one allocation, whose time limit covers n job timeouts
+ * (unless --slurm-time says otherwise); hold(t, 0) cancels it. A held allocation that
+ * ends under a job is an environment failure without a retry (its runs would otherwise
+ * be compared across allocations). No-op for other transports.
  */
-void aka_sandbox_transport_hold(const struct aka_sandbox_transport *t, bool hold);
+void aka_sandbox_transport_hold(const struct aka_sandbox_transport *t, int n_jobs);
 /* Cancel what t still holds and free its state (no-op for other transports). */
 void aka_sandbox_slurm_close(struct aka_sandbox_transport *t);
 

@@ -38,6 +38,7 @@
 struct slurm_ctx {
     const struct aka_sandbox_slurm_opts *o;
     bool hold;
+    int hold_jobs;    /* how many job timeouts the held allocation must cover */
     char held_id[32]; /* the held allocation, "" when none */
     int held_gpus;
 };
@@ -51,6 +52,7 @@ struct slurm_job {
     struct strvec env;
     char id[32]; /* the allocation the job runs in */
     bool owned;  /* cancelled after the job (not the held one) */
+    bool held;   /* ran in the held allocation: an end under it is not retried */
     bool retryable;
     struct aka_slurm_job_info info;
 };
@@ -109,12 +111,14 @@ static void cancel(const char *id)
     strvec_clear(&argv);
 }
 
-static int submit(struct slurm_job *sj, struct aka_err *err)
+/* An allocation whose time limit covers n_jobs of this job's timeout. */
+static int submit(struct slurm_job *sj, int n_jobs, struct aka_err *err)
 {
     struct strvec argv = STRVEC_INIT;
     struct strbuf out = STRBUF_INIT, name = STRBUF_INIT;
     strbuf_addf(&name, "aka-%s", aka_basename(sj->st.root.buf));
-    aka_slurm_sbatch_argv(sj->ctx->o, sj->job->gpu_count, sj->job->timeout_s, name.buf, &argv);
+    aka_slurm_sbatch_argv(sj->ctx->o, sj->job->gpu_count, sj->job->timeout_s * n_jobs, name.buf,
+                          &argv);
     int rc = sched(&argv, &out, err);
     /* --parsable prints "ID" or "ID;CLUSTER". */
     size_t n = strspn(out.buf, "0123456789");
@@ -159,22 +163,22 @@ static int wait_running(struct slurm_job *sj, struct aka_err *err)
     }
 }
 
-/* The allocation to run in: the held one when it fits, else a fresh one. */
+/* The allocation to run in: the held one when it fits, else a fresh one (held when a hold
+ * has none yet; a job of another GPU count, such as a health probe, gets its own). */
 static int allocate(struct slurm_job *sj, struct aka_err *err)
 {
     struct slurm_ctx *c = sj->ctx;
     if (c->hold && c->held_id[0] && c->held_gpus == sj->job->gpu_count) {
         snprintf(sj->id, sizeof(sj->id), "%s", c->held_id);
+        sj->held = true;
         return query(sj->id, &sj->info, err);
     }
-    if (c->hold && c->held_id[0]) { /* another GPU count: that allocation is no use */
-        cancel(c->held_id);
-        c->held_id[0] = '\0';
-    }
-    if (submit(sj, err) < 0)
+    bool take_hold = c->hold && !c->held_id[0];
+    if (submit(sj, take_hold ? c->hold_jobs : 1, err) < 0)
         return -1;
-    sj->owned = !c->hold;
-    if (c->hold) {
+    sj->owned = !take_hold;
+    sj->held = take_hold;
+    if (take_hold) {
         snprintf(c->held_id, sizeof(c->held_id), "%s", sj->id);
         c->held_gpus = sj->job->gpu_count;
     }
@@ -468,11 +472,11 @@ static int slurm_run(void *state, struct aka_err *err)
 {
     struct slurm_job *sj = state;
     for (int k = 1;; k++) {
-        sj->retryable = false;
+        sj->retryable = sj->held = false;
         int rc = attempt(sj, err);
         release_allocation(sj, rc < 0);
-        bool again = rc < 0 && sj->retryable && !sj->ctx->hold && k < AKA_SLURM_ATTEMPTS &&
-                     !proc_stop_signal();
+        bool again =
+            rc < 0 && sj->retryable && !sj->held && k < AKA_SLURM_ATTEMPTS && !proc_stop_signal();
         if (!again)
             return rc;
         strvec_pushf(&sj->res->notes, "attempt %d of %d: %s; retried in a fresh allocation", k,
@@ -532,13 +536,14 @@ void aka_sandbox_slurm(struct aka_sandbox_transport *t, const struct aka_sandbox
     t->health_command = NULL;
 }
 
-void aka_sandbox_transport_hold(const struct aka_sandbox_transport *t, bool hold)
+void aka_sandbox_transport_hold(const struct aka_sandbox_transport *t, int n_jobs)
 {
     struct slurm_ctx *c = t && t->ops == &slurm_ops ? t->ctx : NULL;
     if (!c)
         return;
-    c->hold = hold;
-    if (!hold && c->held_id[0]) {
+    c->hold = n_jobs > 0;
+    c->hold_jobs = n_jobs;
+    if (!c->hold && c->held_id[0]) {
         cancel(c->held_id);
         c->held_id[0] = '\0';
     }
@@ -548,7 +553,7 @@ void aka_sandbox_slurm_close(struct aka_sandbox_transport *t)
 {
     if (!t || t->ops != &slurm_ops || !t->ctx)
         return;
-    aka_sandbox_transport_hold(t, false);
+    aka_sandbox_transport_hold(t, 0);
     free(t->ctx);
     t->ctx = NULL;
     t->ops = NULL;
