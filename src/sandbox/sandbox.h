@@ -1,8 +1,8 @@
 /*
  * sandbox.h — the sandbox module's one public header: the job model of
  * DESIGN §4.7, the rules about what may cross the sandbox boundary, and the
- * transport interface (`local` and `ssh` exist; gateway and slurm plug into the
- * same vtable later).
+ * transport interface (`local`, `ssh` and `slurm` exist; the gateway plugs into the
+ * same vtable).
  *
  * A job names every file it ships (an explicit allowlist: host source →
  * relative destination), the command, extra environment, a wall-clock limit,
@@ -478,7 +478,7 @@ int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platfo
  * platform, when the caller did not); o must outlive t, and aka_transport_opts_release
  * closes it. Code 75 when the environment cannot serve it: an unusable --sandbox-tmp,
  * an ssh host that cannot be reached (ssh connects here, before anything is written),
- * or a transport this build does not have yet (gateway, slurm: issue 13).
+ * or a transport this build does not have yet.
  */
 int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
                        struct aka_err *err);
