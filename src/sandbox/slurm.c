@@ -62,7 +62,8 @@ static const struct aka_sandbox_transport_ops slurm_ops;
 /* ---- talking to the scheduler ---- */
 
 /* A scheduler command whose stdout goes to out (may be NULL); -1 (75) unless it exits 0. */
-static int sched(const struct strvec *argv, struct strbuf *out, struct aka_err *err)
+static int sched(const struct strvec *argv, struct strbuf *out, bool after_stop,
+                 struct aka_err *err)
 {
     struct proc_spec spec;
     struct proc_result pr;
@@ -71,6 +72,7 @@ static int sched(const struct strvec *argv, struct strbuf *out, struct aka_err *
     spec.out_mode = spec.err_mode = PROC_TO_BUFFER;
     spec.out_cap = spec.err_cap = (size_t)64 << 10;
     spec.timeout_ms = CMD_TIMEOUT_MS;
+    spec.after_stop = after_stop;
     proc_result_init(&pr);
     int rc = proc_run(&spec, &pr, err);
     if (rc == 0 && pr.exit_code != 0) {
@@ -91,7 +93,7 @@ static int query(const char *id, struct aka_slurm_job_info *info, struct aka_err
     struct strvec argv = STRVEC_INIT;
     struct strbuf out = STRBUF_INIT;
     strvec_pushv(&argv, (const char *const[]){"scontrol", "-o", "-d", "show", "job", id, NULL});
-    int rc = sched(&argv, &out, err);
+    int rc = sched(&argv, &out, false, err);
     if (rc == 0)
         rc = aka_slurm_parse_job(out.buf, info, err);
     strvec_clear(&argv);
@@ -99,7 +101,8 @@ static int query(const char *id, struct aka_slurm_job_info *info, struct aka_err
     return rc;
 }
 
-/* Best effort: an allocation already gone is what we want anyway. */
+/* Best effort: an allocation already gone is what we want anyway. Also after a stop
+ * signal (after_stop): stopping is exactly when the allocation must go. */
 static void cancel(const char *id)
 {
     struct strvec argv = STRVEC_INIT;
@@ -107,11 +110,10 @@ static void cancel(const char *id)
     if (!id[0])
         return;
     strvec_pushv(&argv, (const char *const[]){"scancel", "--quiet", id, NULL});
-    sched(&argv, NULL, &ignored);
+    sched(&argv, NULL, true, &ignored);
     strvec_clear(&argv);
 }
 
-/* An allocation whose time limit covers n_jobs of this job's timeout. */
 static int submit(struct slurm_job *sj, int n_jobs, struct aka_err *err)
 {
     struct strvec argv = STRVEC_INIT;
@@ -119,7 +121,7 @@ static int submit(struct slurm_job *sj, int n_jobs, struct aka_err *err)
     strbuf_addf(&name, "aka-%s", aka_basename(sj->st.root.buf));
     aka_slurm_sbatch_argv(sj->ctx->o, sj->job->gpu_count, sj->job->timeout_s * n_jobs, name.buf,
                           &argv);
-    int rc = sched(&argv, &out, err);
+    int rc = sched(&argv, &out, false, err);
     /* --parsable prints "ID" or "ID;CLUSTER". */
     size_t n = strspn(out.buf, "0123456789");
     if (rc == 0 && (n == 0 || n >= sizeof(sj->id)))

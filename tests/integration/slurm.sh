@@ -18,7 +18,8 @@
 #      recorded against a candidate), its ABBA verification ran as steps of one allocation;
 #   6. a campaign whose every allocation is cancelled stops with exit 75 and
 #      .aka/environment-failure.json; nothing beyond V0 is recorded, and V0's failure names
-#      the environment.
+#      the environment;
+#   7. SIGTERM to aka ends the job (143) and cancels its allocation, running or pending.
 # Exit 77 (skipped) when slurmctld/slurmd are not installed, when not root (slurmd launches
 # jobs as their user), or when the daemons do not come up.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
@@ -47,6 +48,13 @@ stop_slurm() {
         p=${f#/proc/}
         p=${p%%/*}
         [[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" == slurmstepd* ]] && kill -9 "$p" 2>/dev/null || true
+    done
+    # proctrack/linuxproc can miss a sandbox whose step the scheduler ended: a bwrap of
+    # one of this test's job directories is this test's to end.
+    for f in /proc/[0-9]*/cmdline; do
+        p=${f#/proc/}
+        p=${p%%/*}
+        tr '\0' ' ' <"$f" 2>/dev/null | grep -q "^bwrap .*$TMP/jobs/" && kill -9 "$p" 2>/dev/null || true
     done
     wait 2>/dev/null || true
 }
@@ -192,7 +200,7 @@ OP=$SRC/examples/ops/vector_add
 campaign() { # PARENT
     mkdir -p "$1"
     "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --workspace "$1" \
-        --agent-cli builtin --max-iters 2 --fast-episodes 0 --verify-repeats 1 \
+        --agent-cli builtin --max-iters 3 --fast-episodes 0 --verify-repeats 1 \
         --verify-run-timeout 60 --max-dispersion-pct 90 --no-auto-recovery "${SL[@]}" \
         >"$1.out" 2>"$1.err"
 }
@@ -213,6 +221,7 @@ assert statuses[:2] == ["baseline", "framework_baseline"], statuses
 assert not os.path.exists(f"{ws}/.aka/environment-failure.json")
 EOF
 # Same-allocation ABBA: one allocation ran four steps (I C C I), as slurmd logged them.
+grep -q "ABBA verification, 1 x I C C I" "$TMP/c5.err" || fail "no episode reached ABBA verification"
 python3 - "$TMP/log/d.log" <<'EOF'
 import re, sys, collections
 steps = collections.defaultdict(set)
@@ -245,6 +254,35 @@ for n in names:
     assert reason.startswith("environment: slurm allocation") and "CANCELLED" in reason, reason
 EOF
 echo "ok: a campaign whose allocations are all cancelled stops with exit 75 and its environment-failure marker"
+
+# ---- 7. stopped: the allocation is cancelled, running or pending ------------------------------------
+no_allocation_left() { # WHAT
+    for _ in $(seq 50); do
+        squeue -h -t PD,R -o %j | grep -q '^aka-' || return 0
+        sleep 0.1
+    done
+    fail "$1: an aka allocation is left: $(squeue -h)"
+}
+"$AKA" sandbox run "${SL[@]}" -- sleep 60 >/dev/null 2>&1 &
+job=$!
+for _ in $(seq 200); do squeue -s -h -o %i | grep -q '\.0$' && break; sleep 0.05; done
+kill -TERM "$job"
+rc=0
+wait "$job" || rc=$?
+[ "$rc" = 143 ] || fail "SIGTERM while running: exit $rc, expected 143"
+no_allocation_left "SIGTERM while running"
+blocker=$(sbatch --parsable -p akahi --exclusive -N1 -n2 -o /dev/null --wrap 'exec sleep 120')
+"$AKA" sandbox run "${SL[@]}" -- true >/dev/null 2>&1 &
+job=$!
+for _ in $(seq 200); do squeue -h -t PD -o %j | grep -q '^aka-' && break; sleep 0.05; done
+squeue -h -t PD -o %j | grep -q '^aka-' || fail "the aka allocation never pended"
+kill -TERM "$job"
+rc=0
+wait "$job" || rc=$?
+scancel "$blocker"
+[ "$rc" = 143 ] || fail "SIGTERM while pending: exit $rc, expected 143"
+no_allocation_left "SIGTERM while pending"
+echo "ok: SIGTERM ends the job (143) and cancels its allocation, running or pending"
 
 [ -z "$(ls -A "$TMP/jobs")" ] || fail "job directories left: $(ls "$TMP/jobs")"
 echo "PASS"
