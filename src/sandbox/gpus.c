@@ -4,9 +4,9 @@
  *
  * A job of N >= 2 NVIDIA GPUs with no explicit ids takes the first N indices that
  * nvidia-smi lists; fewer than N is the machine's shortfall (code 75), said with both
- * numbers. Inside, CUDA_VISIBLE_DEVICES lists those physical indices and
- * CUDA_DEVICE_ORDER=PCI_BUS_ID makes CUDA number them as nvidia-smi does. A single-GPU
- * job keeps GPU 0 as before.
+ * numbers. Without a listing it keeps GPUs 0..N-1 (their device nodes are checked next). Inside,
+ * CUDA_VISIBLE_DEVICES lists those physical indices and CUDA_DEVICE_ORDER=PCI_BUS_ID makes CUDA
+ * number them as nvidia-smi does. A single-GPU job keeps GPU 0 as before.
  */
 #include "sandbox/internal.h"
 
@@ -35,7 +35,7 @@ int aka_gpu_pick(const char *smi_out, int n, int *ids, struct aka_err *err)
     return 0;
 }
 
-/* nvidia-smi's index list; a host without it has no NVIDIA GPU to give (75). */
+/* nvidia-smi's index list. */
 static int list_indices(struct strbuf *out, struct aka_err *err)
 {
     const char *argv[] = {"nvidia-smi", "--query-gpu=index", "--format=csv,noheader", NULL};
@@ -67,9 +67,14 @@ int sbx_pick_local_gpus(const struct aka_sandbox_job *job, struct aka_sandbox_jo
     *copy = *job;
     if (job->gpu_count < 2 || job->n_gpu_ids || job->gpu_vendor != AKA_VENDOR_NVIDIA)
         return 0;
-    int rc = list_indices(&out, err);
-    if (rc == 0)
-        rc = aka_gpu_pick(out.buf, job->gpu_count, copy->gpu_ids, err);
+    struct aka_err no_smi = AKA_ERR_INIT;
+    if (list_indices(&out, &no_smi) < 0) {
+        strbuf_release(&out);
+        /* No listing (no nvidia-smi, or it failed): GPUs 0..N-1, whose device nodes the
+         * transport checks next and names when one is missing. A stop signal still stops. */
+        return proc_stop_signal() ? aka_err_set(err, no_smi.code, "%s", no_smi.msg) : 0;
+    }
+    int rc = aka_gpu_pick(out.buf, job->gpu_count, copy->gpu_ids, err);
     if (rc == 0)
         copy->n_gpu_ids = (size_t)job->gpu_count;
     strbuf_release(&out);
