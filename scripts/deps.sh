@@ -11,6 +11,7 @@ packages=(
   libssl-dev libarchive-dev libcmocka-dev
   bubblewrap openssh-client openssh-server python3 python3-torch
   chromium
+  slurmctld slurmd slurm-client
 )
 
 missing=()

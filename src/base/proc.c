@@ -85,8 +85,9 @@ struct proc_handle {
     int64_t deadline_ms, kill_at_ms, reaped_at_ms, escalated_at_ms;
     long grace_ms;
     bool reaped, timed_out, escalated;
-    bool ending;    /* the group got SIGTERM (timeout or stop signal); SIGKILL follows */
-    int stopped_by; /* the stop signal that ended the child, 0 when none did */
+    bool ending;     /* the group got SIGTERM (timeout or stop signal); SIGKILL follows */
+    int stopped_by;  /* the stop signal that ended the child, 0 when none did */
+    bool after_stop; /* proc_spec's: a stop signal does not end it */
     int status;
 };
 
@@ -473,6 +474,7 @@ static struct proc_handle *handle_new(const struct proc_spec *spec)
     stream_init(&h->out, spec->out_mode, spec->out_cap);
     stream_init(&h->err, spec->err_mode, spec->err_cap);
     h->grace_ms = spec->kill_grace_ms > 0 ? spec->kill_grace_ms : DEFAULT_GRACE_MS;
+    h->after_stop = spec->after_stop;
     h->deadline_ms = h->kill_at_ms = h->reaped_at_ms = h->escalated_at_ms = -1;
     clock_gettime(CLOCK_MONOTONIC, &h->start);
     if (spec->timeout_ms > 0)
@@ -646,8 +648,8 @@ int proc_start(const struct proc_spec *spec, struct proc_handle **out, struct ak
         aka_err_set(err, AKA_EXIT_USAGE, "proc: empty argv");
         return -1;
     }
-    if (proc_check_stop(err) < 0)
-        return -1; /* stopping: start nothing new */
+    if (!spec->after_stop && proc_check_stop(err) < 0)
+        return -1; /* stopping: start nothing new (but the cleanup that stopping needs) */
     ignore_sigpipe();
     h = handle_new(spec);
     if (start_child(spec, h, err) < 0) {
@@ -743,7 +745,7 @@ static void enforce_limits(struct proc_handle *h, int64_t now)
         h->timed_out = true;
         begin_ending(h, now);
     }
-    if (!h->ending && !h->reaped && stop_sig) {
+    if (!h->ending && !h->reaped && stop_sig && !h->after_stop) {
         h->stopped_by = stop_sig;
         begin_ending(h, now);
     }

@@ -40,6 +40,9 @@ struct proc_spec {
     size_t out_cap, err_cap; /* bytes kept; 0 means unlimited. Extra output is drained. */
     long timeout_ms;         /* 0: none */
     long kill_grace_ms;      /* SIGTERM → SIGKILL delay; 0 means 2000 */
+    bool after_stop;         /* a short cleanup command (a transport releasing what it holds
+                                elsewhere, e.g. scancel): started, and left to its end or its
+                                timeout, even after a stop signal */
 };
 
 struct proc_result {
@@ -82,7 +85,7 @@ void proc_result_release(struct proc_result *r);
  *    process-wide), so a capture file on a dead pipe is EPIPE, not death.
  *  - After a stop signal (proc_catch_stop_signals below) proc_start refuses and
  *    proc_wait ends the group and fails, both with code 128+signal; `res` is
- *    filled in anyway.
+ *    filled in anyway. Not for a spec with after_stop.
  */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct aka_err *err);
 

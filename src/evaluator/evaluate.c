@@ -584,7 +584,10 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
     if (c->op.layout == AKA_LAYOUT_SOL && !c->solution && aka_is_file(sol.buf))
         strvec_push(a, "--solution=op/solution.json");
     strbuf_release(&sol);
-    c->job.gpu_count = c->plat.vendor != AKA_VENDOR_CPU ? 1 : 0;
+    /* A distributed operator runs on its pinned world_size GPUs (the judge starts one
+     * runner per rank); every transport gives the job that many or fails as the machine's. */
+    int world = c->op.contract.explicit_distributed ? c->op.contract.world_size : 1;
+    c->job.gpu_count = c->plat.vendor != AKA_VENDOR_CPU ? world : 0;
     c->job.gpu_vendor = c->plat.vendor;
     return 0;
 }

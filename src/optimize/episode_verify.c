@@ -399,12 +399,16 @@ static int verify_abba(struct aka_run *r, const struct aka_optimize_opts *o, str
     int rc = write_snapshots(r, ep, &a, err);
     aka_optimize_progress(r, "episode %ld: ABBA verification, %d x I C C I", ep->number,
                           o->verify_repeats);
+    /* Same allocation: on a transport that allocates per job (slurm), every run is a step
+     * of one allocation, so incumbent and candidate share the node and its GPUs. */
+    aka_sandbox_transport_hold(r->env.transport, 4 * o->verify_repeats);
     for (size_t rep = 0; rc == 0 && rep < (size_t)o->verify_repeats; rep++)
         for (int slot = 0; rc == 0 && slot < 4; slot++) {
             bool ok = false;
             rc = one_run(r, o, ep, &a, rep, slot, &ok, err);
             all_ok = all_ok && ok;
         }
+    aka_sandbox_transport_hold(r->env.transport, 0);
     json_object_set(ep->verification, "runs", a.runs);
     json_object_set_new(ep->verification, "shapes", json_integer((json_int_t)a.shapes.n));
     if (rc == 0 && !all_ok) {

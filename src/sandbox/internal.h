@@ -15,6 +15,8 @@
  *                remote bwrap command line and shell quoting
  *   ssh.c        the ssh transport: ControlMaster, upload, run, download, removal
  *   selftest.c   one local job around `true`: can this host build a sandbox (aka doctor)
+ *   gpus.c       which of this host's GPUs a multi-GPU job gets, and how they are named
+ *   slurm_state.c, slurm.c  the slurm transport: scheduler states, sbatch/srun/scontrol
  */
 #ifndef AKA_SANDBOX_INTERNAL_H
 #define AKA_SANDBOX_INTERNAL_H
@@ -120,6 +122,14 @@ int sbx_gpu_ids(const struct aka_sandbox_job *job, int *ids, size_t *n, struct a
 /* The job's GPUs exist on this host (the platform's required nodes, platform.h): else code 75
  * naming the missing node. Checked for isolation none too. */
 int sbx_check_gpus(const struct aka_sandbox_job *job, struct aka_err *err);
+
+/* ---- gpus.c ---- */
+/* copy = job, with the GPUs a job of two or more NVIDIA GPUs gets on this host (nvidia-smi's
+ * first gpu_count indices); code 75 when the host shows fewer. */
+int sbx_pick_local_gpus(const struct aka_sandbox_job *job, struct aka_sandbox_job *copy,
+                        struct aka_err *err);
+/* CUDA_VISIBLE_DEVICES (the physical indices) and CUDA_DEVICE_ORDER=PCI_BUS_ID into env. */
+void sbx_gpu_env(const int *ids, size_t n, struct strvec *env);
 
 /* ---- result.c ---- */
 /* A finished process's status, counts and output into res (the buffers are swapped, not

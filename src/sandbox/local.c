@@ -27,7 +27,8 @@
 #include <string.h>
 
 struct local_job {
-    const struct aka_sandbox_job *job;
+    const struct aka_sandbox_job *job; /* &gjob once prepare has chosen the GPUs */
+    struct aka_sandbox_job gjob;       /* the caller's job with this host's GPU ids (shallow) */
     struct aka_sandbox_result *res;
     const struct aka_sandbox_local_opts *opts;
     struct sbx_stage st;
@@ -65,7 +66,9 @@ static int none_argv(struct local_job *lj)
 
 static int prepare(struct local_job *lj, struct aka_err *err)
 {
-    const struct aka_sandbox_job *job = lj->job;
+    if (sbx_pick_local_gpus(lj->job, &lj->gjob, err) < 0)
+        return -1;
+    const struct aka_sandbox_job *job = lj->job = &lj->gjob;
     bool bwrap = job->isolation == AKA_SBX_BWRAP;
     if ((bwrap && find_bwrap(lj, err) < 0) || sbx_check_gpus(job, err) < 0 ||
         proc_check_stop(err) < 0)
@@ -76,6 +79,8 @@ static int prepare(struct local_job *lj, struct aka_err *err)
     /* Also without isolation, so that python3 means the same interpreter either way. */
     sbx_python_prefix(job, &lj->prefix, &lj->res->notes);
     sbx_job_env(job, lj->st.job.buf, lj->prefix.buf, &lj->env);
+    if (job->gpu_count >= 2)
+        sbx_gpu_env(job->gpu_ids, job->n_gpu_ids, &lj->env);
     if (bwrap)
         return sbx_bwrap_argv(job, lj->bwrap.buf, lj->st.job.buf, lj->st.ctl.buf, lj->prefix.buf,
                               &lj->argv, err);

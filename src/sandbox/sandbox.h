@@ -1,8 +1,8 @@
 /*
  * sandbox.h — the sandbox module's one public header: the job model of
  * DESIGN §4.7, the rules about what may cross the sandbox boundary, and the
- * transport interface (`local` and `ssh` exist; gateway and slurm plug into the
- * same vtable later).
+ * transport interface (`local`, `ssh` and `slurm` exist; the gateway plugs into the
+ * same vtable).
  *
  * A job names every file it ships (an explicit allowlist: host source →
  * relative destination), the command, extra environment, a wall-clock limit,
@@ -376,6 +376,63 @@ int aka_sandbox_gateway(struct aka_sandbox_transport *t, struct aka_sandbox_gate
 int aka_sandbox_replay(const char *file, struct aka_sandbox_gateway_opts *o,
                        struct aka_sandbox_result *res, struct aka_err *err);
 
+/*
+ * The slurm transport (slurm.c): each job is an allocation (`sbatch` of a holder that only
+ * sleeps, --gres=gpu:N for a job of N GPUs, none for a CPU job) whose step (`srun
+ * --jobid`) runs the same Bubblewrap job as the local transport on the allocated node.
+ * The job directory is staged under tmp_dir, which must be on a filesystem the nodes
+ * share with this host at the same path. The scheduler's word on the allocation decides
+ * what a failure means: an allocation that ended under the job (preempted, cancelled by
+ * the scheduler or an operator, node failure, time limit) is the environment's (code 75,
+ * retried in a fresh allocation up to AKA_SLURM_ATTEMPTS times), never the job's.
+ */
+#define AKA_SLURM_ATTEMPTS 3
+
+struct aka_sandbox_slurm_opts {
+    const char *partition, *account, *qos; /* account and qos may be NULL */
+    const char *time;    /* --time of each allocation; NULL: job timeout + 5 min */
+    const char *tmp_dir; /* shared staging (NULL: $TMPDIR, else /tmp) */
+    long poll_max_ms;    /* longest wait between state queries; 0: 2000 */
+};
+
+/* What the scheduler's state of an allocation means for a job in it. */
+enum aka_slurm_phase {
+    AKA_SLURM_WAITING = 0, /* not started yet: PENDING, CONFIGURING, REQUEUED, ... */
+    AKA_SLURM_RUNNING,     /* the node is ours */
+    AKA_SLURM_ENDED        /* anything else: the allocation is gone (PREEMPTED, NODE_FAIL, ...) */
+};
+enum aka_slurm_phase aka_slurm_phase(const char *state);
+
+/* One `scontrol -o -d show job ID` line, parsed. */
+struct aka_slurm_job_info {
+    char state[32];                /* JobState, e.g. RUNNING, PREEMPTED */
+    char reason[96];               /* Reason, e.g. Priority, None */
+    int gpu_ids[AKA_SBX_MAX_GPUS]; /* the node's GPU indices (GRES IDX) */
+    size_t n_gpu_ids;
+};
+/* Code 75 when the line has no JobState or an IDX list that cannot be read. */
+int aka_slurm_parse_job(const char *line, struct aka_slurm_job_info *out, struct aka_err *err);
+/* The sbatch argv of an allocation for a job of gpu_count GPUs and timeout_s seconds. */
+void aka_slurm_sbatch_argv(const struct aka_sandbox_slurm_opts *o, int gpu_count, long timeout_s,
+                           const char *name, struct strvec *argv);
+
+/* The first n GPU indices of nvidia-smi's `--query-gpu=index` output into ids; code 75 naming
+ * both counts when it lists fewer (a distributed job on a host without enough GPUs). */
+int aka_gpu_pick(const char *smi_out, int n, int *ids, struct aka_err *err);
+
+/* Fill t with a slurm transport (opts must outlive it); aka_sandbox_slurm_close releases it. */
+void aka_sandbox_slurm(struct aka_sandbox_transport *t, const struct aka_sandbox_slurm_opts *opts);
+/*
+ * Same-allocation runs (ABBA verification): hold(t, n) with n >= 1 makes the next n jobs of
+ * t (with one GPU count) steps of one allocation, whose time limit covers n job timeouts
+ * (unless --slurm-time says otherwise); hold(t, 0) cancels it. A held allocation that
+ * ends under a job is an environment failure without a retry (its runs would otherwise
+ * be compared across allocations). No-op for other transports.
+ */
+void aka_sandbox_transport_hold(const struct aka_sandbox_transport *t, int n_jobs);
+/* Cancel what t still holds and free its state (no-op for other transports). */
+void aka_sandbox_slurm_close(struct aka_sandbox_transport *t);
+
 /* Validate, then prepare, run, collect and clean up through t; on refusal or
  * environment failure res is filled too. Setup, run and cleanup times go to res. */
 int aka_sandbox_run(const struct aka_sandbox_transport *t, const struct aka_sandbox_job *job,
@@ -426,6 +483,7 @@ struct aka_transport_opts {
     struct aka_sandbox_local_opts local;  /* what a local transport opened from these points at */
     struct aka_sandbox_ssh_opts ssh_opts; /* ... and an ssh transport */
     struct aka_sandbox_gateway_opts gateway_opts; /* ... and a gateway transport */
+    struct aka_sandbox_slurm_opts slurm_opts;     /* ... and a slurm transport */
     struct aka_sandbox_transport opened;          /* the transport opened (closed by release) */
 };
 
@@ -450,7 +508,7 @@ int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platfo
  * platform, when the caller did not); o must outlive t, and aka_transport_opts_release
  * closes it. Code 75 when the environment cannot serve it: an unusable --sandbox-tmp,
  * an ssh host that cannot be reached (ssh connects here, before anything is written),
- * or a transport this build does not have yet (gateway, slurm: issue 13).
+ * or a transport this build does not have yet.
  */
 int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
                        struct aka_err *err);

@@ -42,7 +42,8 @@ static const struct aka_opt flags[] = {
      .off = OFF(tmp),
      .kind = AKA_OPT_STR,
      .metavar = "DIR",
-     .help = "local: where job directories are created (default $TMPDIR, else /tmp)"},
+     .help = "local, slurm: where job directories are created (default $TMPDIR, else /tmp; "
+             "slurm: on a filesystem the nodes share at the same path)"},
     {.name = "--sandbox-ssh",
      .off = OFF(ssh),
      .kind = AKA_OPT_STR,
@@ -76,7 +77,7 @@ static const struct aka_opt flags[] = {
      .kind = AKA_OPT_STR,
      .env = "ATREX_SANDBOX_HEALTH_COMMAND",
      .metavar = "CMD",
-     .help = "local, ssh: health probe (sh -c, run as a job) replacing the default GPU and "
+     .help = "local, ssh, slurm: health probe (sh -c, run as a job) replacing the default GPU and "
              "runtime probes; its failure is the machine's (exit 75)"},
     {.name = "--sandbox-url",
      .off = OFF(url),
@@ -140,6 +141,7 @@ void aka_transport_opts_release(struct aka_transport_opts *o)
     struct strvec notes = STRVEC_INIT;
     /* A remote directory that could not be removed even now is the user's to know. */
     aka_sandbox_ssh_close(&o->opened, &notes);
+    aka_sandbox_slurm_close(&o->opened);
     for (size_t i = 0; i < notes.n; i++)
         fprintf(stderr, "aka: warning: %s\n", notes.v[i]);
     strvec_clear(&notes);
@@ -233,27 +235,38 @@ static int resolve_kind(struct aka_transport_opts *o, struct aka_err *err)
 
 static const char *source(const struct aka_transport_opts *o, const char *flag);
 
+/* Is transport one of the '|'-separated names of scope? */
+static bool in_scope(const char *transport, const char *scope)
+{
+    size_t n = strlen(transport);
+    for (const char *p = scope; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+        if (strncmp(p, transport, n) == 0 && (p[n] == '|' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 /* Flags typed for another transport than the one chosen. */
 static int check_scope(const struct aka_transport_opts *o, struct aka_err *err)
 {
     static const char *const scope[][2] = {
-        {"--sandbox-isolation", "local"}, {"--sandbox-tmp", "local"},
+        {"--sandbox-isolation", "local"}, {"--sandbox-tmp", "local|slurm"},
         {"--sandbox-ssh-gpu", "ssh"},     {"--sandbox-ssh-runtime-bind", "ssh"},
         {"--sandbox-ssh-init", "ssh"},    {"--sandbox-hardware", "gateway"},
         {"--slurm-partition", "slurm"},   {"--slurm-account", "slurm"},
         {"--slurm-qos", "slurm"},         {"--slurm-time", "slurm"}};
     for (size_t k = 0; k < sizeof(scope) / sizeof(scope[0]); k++)
-        if (given(o, scope[k][0]) && strcmp(o->sandbox, scope[k][1]) != 0)
+        if (given(o, scope[k][0]) && !in_scope(o->sandbox, scope[k][1]))
             return aka_err_set(err, AKA_EXIT_USAGE,
                                "%s: only applies to --sandbox %s; got --sandbox %s", scope[k][0],
                                scope[k][1], o->sandbox);
     /* The probe runs as a job where jobs run: on this host or on the ssh host. */
     if (given(o, "--sandbox-health-command") && o->kind != AKA_TRANSPORT_LOCAL &&
-        o->kind != AKA_TRANSPORT_SSH)
-        return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--sandbox-health-command: only applies to --sandbox local or ssh; "
-                           "got --sandbox %s",
-                           o->sandbox);
+        o->kind != AKA_TRANSPORT_SSH && o->kind != AKA_TRANSPORT_SLURM)
+        return aka_err_set(
+            err, AKA_EXIT_USAGE,
+            "--sandbox-health-command: only applies to --sandbox local, ssh or slurm; "
+            "got --sandbox %s",
+            o->sandbox);
     if (o->health_command && !*o->health_command)
         return aka_err_set(err, AKA_EXIT_USAGE, "%s: expected a non-empty command",
                            source(o, "--sandbox-health-command"));
@@ -336,7 +349,7 @@ int aka_transport_opts_validate(struct aka_transport_opts *o, const char *platfo
 {
     if (apply_env(o, err) < 0 || resolve_kind(o, err) < 0 || check_scope(o, err) < 0)
         return -1;
-    if (o->kind == AKA_TRANSPORT_LOCAL && o->tmp && !*o->tmp)
+    if ((o->kind == AKA_TRANSPORT_LOCAL || o->kind == AKA_TRANSPORT_SLURM) && o->tmp && !*o->tmp)
         return aka_err_set(err, AKA_EXIT_USAGE, "--sandbox-tmp: expected a directory; got ''");
     if (o->kind == AKA_TRANSPORT_SSH && check_ssh(o, err) < 0)
         return -1;
@@ -380,6 +393,25 @@ static int open_ssh(struct aka_transport_opts *o, struct aka_sandbox_transport *
     return 0;
 }
 
+/* The slurm transport (slurm.c); its job directories go to --sandbox-tmp, which the nodes
+ * must share at the same path. */
+static int open_slurm(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
+                      struct aka_err *err)
+{
+    if (aka_sandbox_check_tmp(o->tmp, err) < 0)
+        return -1;
+    o->slurm_opts = (struct aka_sandbox_slurm_opts){.partition = o->slurm_partition,
+                                                    .account = o->slurm_account,
+                                                    .qos = o->slurm_qos,
+                                                    .time = o->slurm_time,
+                                                    .tmp_dir = o->tmp};
+    aka_sandbox_slurm_close(&o->opened);
+    aka_sandbox_slurm(&o->opened, &o->slurm_opts);
+    o->opened.health_command = o->health_command;
+    *t = o->opened;
+    return 0;
+}
+
 int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transport *t,
                        struct aka_err *err)
 {
@@ -393,6 +425,8 @@ int aka_transport_open(struct aka_transport_opts *o, struct aka_sandbox_transpor
             .url = o->url, .profile = o->profile, .hardware = o->hardware, .tmp_dir = o->tmp};
         return aka_sandbox_gateway(t, &o->gateway_opts, err);
     }
+    if (o->kind == AKA_TRANSPORT_SLURM)
+        return open_slurm(o, t, err);
     if (o->kind != AKA_TRANSPORT_LOCAL) {
         struct strbuf where = STRBUF_INIT;
         remote_target(o, &where);

@@ -63,8 +63,9 @@ ATREX_SANDBOX_PROFILE_PRE_URL=https://gw.example expect 75 "gateway https://gw.e
   --sandbox gateway --sandbox-profile pre --sandbox-hardware H200
 expect 2 "--sandbox-profile pre: set ATREX_SANDBOX_PROFILE_PRE_URL" --sandbox-profile pre \
   --sandbox-hardware H200
-expect 75 "the slurm transport is not built yet (issue 13)" --sandbox slurm --slurm-partition gpu \
-  --slurm-account a --slurm-qos q --slurm-time 00:10:00
+# slurm stages its jobs in --sandbox-tmp (shared with the nodes): checked before anything runs.
+expect 75 "/nonexistent/aka-slurm-tmp" --sandbox slurm --slurm-partition gpu \
+  --slurm-account a --slurm-qos q --slurm-time 00:10:00 --sandbox-tmp /nonexistent/aka-slurm-tmp
 
 # ---- bad combinations and values name the flag ------------------------------------
 expect 2 "--sandbox-ssh-gpu: only applies to --sandbox ssh" --sandbox-ssh-gpu 0

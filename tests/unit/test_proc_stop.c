@@ -1,7 +1,8 @@
 /*
  * test_proc_stop.c — stop signals caught through base/proc (proc_catch_stop_signals):
  * a SIGTERM that arrives while proc_wait supervises a child ends the child's whole
- * process group and fails the wait with 143; afterwards nothing new starts.
+ * process group and fails the wait with 143; afterwards nothing new starts, except a
+ * cleanup command marked after_stop, which runs to its end.
  *
  * Its own binary: the recorded signal is process-wide and never reset, so no other
  * test could run after it. The child signals its parent (this process) itself, so
@@ -86,6 +87,17 @@ static void t_stop_signal_ends_the_group(void **state)
     aka_err_clear(&err);
     assert_int_equal(proc_run(&s, &r, &err), -1);
     assert_int_equal(err.code, 128 + SIGTERM);
+    proc_result_release(&r);
+
+    /* ... but the cleanup that stopping needs (after_stop: a transport's scancel) runs to
+     * its end, even one that outlasts the kill grace. */
+    const char *cleanup[] = {"sh", "-c", "sleep 1; echo released", NULL};
+    s.argv = cleanup;
+    s.after_stop = true;
+    aka_err_clear(&err);
+    assert_int_equal(proc_run(&s, &r, &err), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out.buf, "released\n");
     proc_result_release(&r);
 }
 

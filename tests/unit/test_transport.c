@@ -107,9 +107,13 @@ static const struct open_case open_cases[] = {
      AKA_TRANSPORT_GATEWAY,
      "ATREX_SANDBOX_PROFILE_PROD_URL"},
     {{"--sandbox", "slurm", "--slurm-partition", "gpu", "--slurm-time", "1:00"},
+     0,
+     AKA_TRANSPORT_SLURM,
+     ""},
+    {{"--sandbox", "slurm", "--slurm-partition", "gpu", "--sandbox-tmp", "/nonexistent/aka-tmp"},
      75,
      AKA_TRANSPORT_SLURM,
-     "issue 13"},
+     "/nonexistent/aka-tmp"},
     /* combinations and values: usage errors naming the flag */
     {{"--sandbox-ssh-gpu", "0"}, 2, AKA_TRANSPORT_LOCAL, "--sandbox-ssh-gpu: only applies"},
     {{"--sandbox-ssh", "h", "--sandbox-ssh-gpu", "x"}, 2, AKA_TRANSPORT_LOCAL, "--sandbox-ssh-gpu"},
@@ -145,7 +149,7 @@ static const struct open_case open_cases[] = {
     {{"--sandbox-url", "https://gw", "--sandbox-health-command", "x"},
      2,
      AKA_TRANSPORT_GATEWAY,
-     "--sandbox-health-command: only applies to --sandbox local or ssh"},
+     "--sandbox-health-command: only applies to --sandbox local, ssh or slurm"},
 };
 
 static void test_open_cases(void **state)
