@@ -149,6 +149,8 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
                         ep->verification ? json_incref(ep->verification) : json_null());
     if (ep->policy) /* production only: what the source gate decided */
         json_object_set_new(doc, "policy", json_incref(ep->policy));
+    if (ep->probes) /* production only: the numerical probes' plan and result */
+        json_object_set_new(doc, "probes", json_incref(ep->probes));
     learned(ep, doc);
     /* How far from the platform's ceilings the version is (shown by `aka status`). */
     json_object_set_new(doc, "roofline",

@@ -39,7 +39,7 @@ static void load_example(const char *name, struct aka_operator *op)
 static json_t *plan_for(const struct aka_operator *op, const struct strvec *ids, int seeds,
                         struct aka_err *err)
 {
-    struct aka_native_plan_opts o = {"E1", SHA_A, ids, seeds, 2, 5, 1 << 20, 0};
+    struct aka_native_plan_opts o = {"E1", SHA_A, ids, seeds, 2, 5, 1 << 20, 0, NULL};
     return aka_eval_native_plan(op, &o, err);
 }
 
