@@ -426,9 +426,9 @@ static const char *const sol_inputs[] = {"definition.json", "workload.jsonl", "r
 static int write_plan(struct eval_ctx *c, struct aka_err *err)
 {
     long long llc = c->req->llc_bytes > 0 ? c->req->llc_bytes : c->cuda ? 0 : host_llc_bytes();
-    struct aka_native_plan_opts o = {
-        c->eval_id, c->sha, c->req->shape_ids, c->n_seeds, c->warmup, c->reps, llc, 0,
-        c->req->probes};
+    struct aka_native_plan_opts o = {c->eval_id, c->sha,    c->req->shape_ids,
+                                     c->n_seeds, c->warmup, c->reps,
+                                     llc,        0,         c->req->probes};
     struct strbuf path = STRBUF_INIT;
     json_t *plan = aka_eval_native_plan(&c->op, &o, err);
     int rc = -1;
@@ -538,8 +538,8 @@ static int write_probes(struct eval_ctx *c, struct aka_err *err)
     aka_path_join(&path, c->tmp.buf, "probes.json");
     int rc = aka_json_write_file(path.buf, c->req->probes, err);
     if (rc == 0)
-        rc = aka_sandbox_job_add_file(&c->job, path.buf, c->tmp.buf, "probes.json", true, true,
-                                      err);
+        rc =
+            aka_sandbox_job_add_file(&c->job, path.buf, c->tmp.buf, "probes.json", true, true, err);
     strbuf_release(&path);
     return rc;
 }

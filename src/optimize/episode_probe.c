@@ -32,12 +32,9 @@ static const struct probe_def {
     double scale, offset;
     const char *pattern;
 } probe_defs[] = {
-    {"other_seed", 1000, 1.0, 0.0, "none"},
-    {"magnitude_1e-3", 1, 1e-3, 0.0, "none"},
-    {"magnitude_1e3", 2, 1e3, 0.0, "none"},
-    {"constant_rows", 3, 1.0, 0.0, "constant_rows"},
-    {"large_negative", 4, 1.0, -1e3, "none"},
-    {"near_zero_variance", 5, 1e-4, 1.0, "none"},
+    {"other_seed", 1000, 1.0, 0.0, "none"},   {"magnitude_1e-3", 1, 1e-3, 0.0, "none"},
+    {"magnitude_1e3", 2, 1e3, 0.0, "none"},   {"constant_rows", 3, 1.0, 0.0, "constant_rows"},
+    {"large_negative", 4, 1.0, -1e3, "none"}, {"near_zero_variance", 5, 1e-4, 1.0, "none"},
 };
 
 /* Relative L2 thresholds per float dtype: far above what an honest kernel's rounding and
@@ -102,9 +99,9 @@ static json_t *make_plan(const struct aka_run *r, long episode)
     for (size_t i = 0; i < sizeof(probe_defs) / sizeof(probe_defs[0]); i++) {
         const struct probe_def *d = &probe_defs[i];
         long long seed = d->seed + (strcmp(d->name, "other_seed") == 0 ? episode : 0);
-        json_array_append_new(cases, json_pack("{s:s, s:I, s:f, s:f, s:s}", "name", d->name,
-                                               "seed", (json_int_t)seed, "scale", d->scale,
-                                               "offset", d->offset, "pattern", d->pattern));
+        json_array_append_new(cases, json_pack("{s:s, s:I, s:f, s:f, s:s}", "name", d->name, "seed",
+                                               (json_int_t)seed, "scale", d->scale, "offset",
+                                               d->offset, "pattern", d->pattern));
     }
     return json_pack("{s:o, s:{s:s, s:I}, s:o, s:o}", "shapes", choose_shapes(&r->op, episode),
                      "rotation", "keyed_on", "episode", "value", (json_int_t)episode, "rel_l2",
@@ -119,8 +116,8 @@ static int run_probes(struct aka_run *r, const struct aka_optimize_opts *o, cons
     struct strvec ids = {0};
     size_t i;
     json_t *v;
-    json_array_foreach(json_object_get(plan, "shapes"), i, v) strvec_push(&ids,
-                                                                          json_string_value(v));
+    json_array_foreach(json_object_get(plan, "shapes"), i, v)
+        strvec_push(&ids, json_string_value(v));
     json_t *probes = json_pack("{s:O, s:O}", "rel_l2", json_object_get(plan, "rel_l2"), "cases",
                                json_object_get(plan, "cases"));
     int rc = aka_ws_eval_inputs(r->ws.buf, r->env.repo_root, &op_dir, err);
@@ -182,7 +179,8 @@ int aka_episode_probe(struct aka_run *r, const struct aka_optimize_opts *o, stru
     if (rc == 0) {
         json_object_set_new(ep->probes, "result",
                             json_pack("{s:b, s:s, s:o}", "passed", out.result.all_pass, "eval_id",
-                                      out.eval_id, "failures", aka_json_string_array(&out.result.failures)));
+                                      out.eval_id, "failures",
+                                      aka_json_string_array(&out.result.failures)));
         if (!out.result.all_pass)
             reject(ep, &out);
         ep->phase = "probed";

@@ -276,10 +276,10 @@ typedef struct hx_eval {
     const hx_target *tg;
     uint64_t secret; /* timed inputs and the checked sample derive from it */
     hx_job *jobs;
-    int candidate;       /* 0: reference phase, 1: candidate phase */
+    int candidate;         /* 0: reference phase, 1: candidate phase */
     const hx_probe *probe; /* the probe of the case being loaded, NULL outside probe plans */
-    int max_threads;     /* most threads a runner may have between requests */
-    int64_t device_free; /* the reference runner's SETUP answer (CUDA) */
+    int max_threads;       /* most threads a runner may have between requests */
+    int64_t device_free;   /* the reference runner's SETUP answer (CUDA) */
     hx_runner run;
     int have_runner;
     hx_runner pinger; /* the calibration process, for the whole evaluation */

@@ -187,8 +187,8 @@ static int read_probes(json_t *o, hx_plan *p, char *why, size_t n)
     }
     p->probes = calloc((size_t)p->n_seeds, sizeof(*p->probes));
     for (int i = 0; i < p->n_seeds; i++)
-        if (!p->probes || read_probe(json_array_get(cases, (size_t)i), &p->probes[i], (size_t)i,
-                                     why, n) < 0)
+        if (!p->probes ||
+            read_probe(json_array_get(cases, (size_t)i), &p->probes[i], (size_t)i, why, n) < 0)
             return -1;
     return 0;
 }
