@@ -35,15 +35,15 @@ candidate_episode() { # NAME FILE
 }
 
 case_hostile() {
-  local n=0 f rule why
-  for f in "$SRC"/tests/policy/hostile/c_*.c; do
-    rule=$(head -2 "$f" | sed -n 's/.*policy-expect: \([a-z-]*\).*/\1/p' | head -1)
-    [ -n "$rule" ] || fail "$f: no policy-expect header"
-    candidate_episode "hostile_$(basename "$f" .c)" "$f"
-    no_promotion "$f"
+  local n=0 k rule why
+  for k in "$SRC"/tests/policy/hostile/c_*.c; do
+    rule=$(head -2 "$k" | sed -n 's/.*policy-expect: \([a-z-]*\).*/\1/p' | head -1)
+    [ -n "$rule" ] || fail "$k: no policy-expect header"
+    candidate_episode "hostile_$(basename "$k" .c)" "$k"
+    no_promotion "$k"
     why=$(record_field 1 'm["episode"]["violation"]')
     grep -qE "^production policy: rule $rule at kernel\.c:[0-9]+:[0-9]+: " <<<"$why" ||
-      fail "$f: expected rule $rule named with file and line, got: $why"
+      fail "$k: expected rule $rule named with file and line, got: $why"
     n=$((n + 1))
   done
   [ "$n" -ge 15 ] || fail "only $n hostile native C sources"
@@ -51,13 +51,13 @@ case_hostile() {
 }
 
 case_clean() {
-  local n=0 f src
-  for f in "$SRC"/tests/policy/clean/c_*.c; do
-    candidate_episode "clean_$(basename "$f" .c)" "$f"
+  local n=0 k src
+  for k in "$SRC"/tests/policy/clean/c_*.c; do
+    candidate_episode "clean_$(basename "$k" .c)" "$k"
     src=$(record_field 1 'm["policy"]["source"]')
-    [ "$src" = clean ] || fail "$f: the source gate said $src: $(record_field 1 'm["episode"]["violation"]')"
+    [ "$src" = clean ] || fail "$k: the source gate said $src: $(record_field 1 'm["episode"]["violation"]')"
     record_field 1 'm["episode"]["violation"]' | grep -q "production policy" &&
-      fail "$f: rejected by the policy: $(record_field 1 'm["episode"]["violation"]')"
+      fail "$k: rejected by the policy: $(record_field 1 'm["episode"]["violation"]')"
     n=$((n + 1))
   done
   [ "$n" -ge 10 ] || fail "only $n clean native C kernels"
