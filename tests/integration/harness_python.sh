@@ -123,6 +123,8 @@ if [ -d "$ar" ]; then
     --contains 'numerical probe magnitude_1e3' -- \
     --op-dir "$ar" --kernel "$wrong/allreduce_sum/saturating.py" --probes "$pj" --shape-id 2 \
     --timed-runs 0
+  case_ ar_probes_bad_plan --fail --stage usage --rc-is 2 --contains 'cases[0]' -- \
+    --op-dir "$ar" --kernel "$ar/reference.py" --probes "${pj%.json}_bad.json" --shape-id 2
   case_ ar_saturating_without_probes --pass -- \
     --op-dir "$ar" --kernel "$wrong/allreduce_sum/saturating.py" --shape-id 2
 fi
