@@ -177,7 +177,8 @@ int aka_episode_policy(struct aka_run *r, const struct aka_optimize_opts *o, str
 /* Who reviews a production candidate's source: "agent", "waived" or "none" (campaign.json);
  * NULL in leaderboard mode. */
 const char *aka_episode_policy_reviewer(const struct aka_optimize_opts *o);
-/* After the session: a candidate is assessed, then verified (phase "verifying"). */
+/* After the session: a candidate is assessed, then verified (phase "verifying") and, in
+ * production, probed (phases "probing", "probed"). */
 int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                        struct aka_err *err);
 /* Recovery: does the worktree hold a handoff that completes this episode (the session's own

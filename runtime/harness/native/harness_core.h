@@ -264,6 +264,7 @@ typedef struct hx_job {
 typedef struct hx_acc {
     json_t *failures, *diags, *lat, *cv, *ref_lat, *copies;
     json_t *checked, *runner_lat, *cross; /* the judge's own numbers */
+    json_t *probes;                       /* probe plans: one entry per (probe, shape) */
     long long total, passed;
     double max_abs, max_rel;
     int compared;         /* any element compared (else the error fields are null) */

@@ -267,6 +267,7 @@ class Judge:
         self.cand_broken: Optional[str] = None
         self.framework: Any = None
         self.probe_plan: Optional[pr.ProbePlan] = None  # --probes: the supervisor's plan
+        self.probe_entries: list[dict[str, Any]] = []  # the result's probes[]
 
     # ---- plumbing ---------------------------------------------------------------------
 
@@ -746,19 +747,26 @@ class Judge:
 
     def _probe_outputs(self, data: ShapeData, ref: dict[str, Any], out: Any, case: Case,
                        where: str) -> bool:
-        """A probe case: every output within the plan's relative L2 threshold."""
+        """A probe case: every output within the plan's relative L2 threshold; the worst
+        output is the case's entry in the result's probes[] (DESIGN §4.6)."""
         assert self.probe_plan is not None
         p = self.probe_plan.cases[case.case]
-        for name in ref:
-            why = pr.check(self.probe_plan, ref[name], out[name])
-            if why:
-                rows = ", constant rows" if p.pattern == "constant_rows" else ""
-                self._fail(data.sid, Failure(
-                    data.sid, "numerical_probe",
-                    f"numerical probe {p.name} (seed {p.seed}, inputs x{p.scale:g}{p.offset:+g}"
-                    f"{rows}): shape {data.sid}, {where}output '{name}' has {why}",
-                    output=name, seed=case.base, case=case.case))
-                return False
+        m = pr.worst(self.probe_plan, ref, out)
+        rank = where.rstrip(": ").replace(" ", "") if where else ""
+        self.probe_entries.append({
+            "id": f"{p.name}@{data.sid}" + (f"#{rank}" if rank else ""),
+            "status": "failed" if m.why else "passed", "distribution": p.name,
+            "shape_id": data.sid, "seed": p.seed, "metric": "rel_l2",
+            "value": m.value if math.isfinite(m.value) else None, "threshold": m.threshold,
+            "detail": m.output})
+        if m.why:
+            rows = ", constant rows" if p.pattern == "constant_rows" else ""
+            self._fail(data.sid, Failure(
+                data.sid, "numerical_probe",
+                f"numerical probe {p.name} (seed {p.seed}, inputs x{p.scale:g}{p.offset:+g}"
+                f"{rows}): shape {data.sid}, {where}output '{m.output}' has {m.why}",
+                output=m.output, seed=case.base, case=case.case))
+            return False
         return True
 
     def _candidate_timing(self, group: RunnerGroup, data: ShapeData) -> None:
@@ -971,6 +979,8 @@ def evaluate(args: argparse.Namespace, layout: str, evaluator: str, eval_id: str
         log(f"{exc.stage}: {exc.message}")
         return exc.code, result.to_json()
     result.extra["judge"] = judge.summary()
+    if judge.probe_plan is not None:
+        result.extra["probes"] = judge.probe_entries
     if judge.world > 1:
         result.extra["world_size"] = judge.world
     out = result.to_json()
@@ -1008,7 +1018,6 @@ def _setup(args: argparse.Namespace, layout: str, result: Result, kernel_path: s
             raise Abort(EXIT_USAGE, "usage", f"--probes: {exc}")
         result.seeds = [p.seed for p in probe_plan.cases]
         result.extra["cases_per_seed"] = 1
-        result.extra["probes"] = [p.name for p in probe_plan.cases]
     judge = Judge(args, plan, result, ids, kernel_path, world, confiner)
     if probe_plan is not None:
         judge.probe_plan, judge.cases = probe_plan, 1

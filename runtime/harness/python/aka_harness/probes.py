@@ -102,33 +102,55 @@ def rel_l2(want: torch.Tensor, got: torch.Tensor) -> float:
     return math.sqrt(num / den) if den > 0 else math.inf
 
 
-def check(plan: ProbePlan, want: Any, got: Any) -> Optional[str]:
-    """Why got is outside the plan's thresholds (None when within)."""
+@dataclass
+class Measure:
+    """The worst output of one probe case: its path, error, threshold and verdict."""
+    output: str
+    value: float
+    threshold: float
+    why: Optional[str]  # None when within the threshold
+
+
+def _leaf(plan: ProbePlan, want: torch.Tensor, got: Any, path: str) -> Measure:
+    if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+        return Measure(path, math.inf, 0.0, "the output has the wrong structure")
+    if not want.is_floating_point():
+        same = torch.equal(want.cpu(), got.cpu())
+        return Measure(path, 0.0 if same else math.inf, 0.0,
+                       None if same else "an integer output that differs")
+    thr = plan.rel_l2.get(DTYPES.get(want.dtype, "float32"), 0.0)
+    err = rel_l2(want, got)
+    why = None if err <= thr else (f"relative L2 error {err:.3g} against the reference, above "
+                                   f"the supervisor's threshold {thr:g} for "
+                                   f"{DTYPES.get(want.dtype, want.dtype)}")
+    return Measure(path, err, thr, why)
+
+
+def _all(plan: ProbePlan, want: Any, got: Any, path: str) -> list[Measure]:
     if isinstance(want, torch.Tensor):
-        if not isinstance(got, torch.Tensor) or got.shape != want.shape:
-            return "the output has the wrong structure"
-        if not want.is_floating_point():
-            return None if torch.equal(want.cpu(), got.cpu()) else "integer output differs"
-        thr = plan.rel_l2.get(DTYPES.get(want.dtype, "float32"), 0.0)
-        err = rel_l2(want, got)
-        if err > thr:
-            return (f"relative L2 error {err:.3g} against the reference, above the "
-                    f"supervisor's threshold {thr:g} for {DTYPES.get(want.dtype, want.dtype)}")
-        return None
+        return [_leaf(plan, want, got, path)]
     if isinstance(want, dict):
         if not isinstance(got, dict) or set(got) != set(want):
-            return "the outputs have the wrong structure"
-        for k in want:
-            why = check(plan, want[k], got[k])
-            if why:
-                return f"'{k}': {why}"
-        return None
+            return [Measure(path, math.inf, 0.0, "the outputs have the wrong structure")]
+        return [m for k in want for m in _all(plan, want[k], got[k], f"{path}.{k}" if path else k)]
     if isinstance(want, (list, tuple)):
         if not isinstance(got, (list, tuple)) or len(got) != len(want):
-            return "the outputs have the wrong structure"
-        for i, (a, b) in enumerate(zip(want, got)):
-            why = check(plan, a, b)
-            if why:
-                return f"[{i}]: {why}"
-        return None
-    return None if want == got else "a non-tensor output differs"
+            return [Measure(path, math.inf, 0.0, "the outputs have the wrong structure")]
+        return [m for i, (a, b) in enumerate(zip(want, got)) for m in _all(plan, a, b, f"{path}[{i}]")]
+    same = want == got
+    return [Measure(path, 0.0 if same else math.inf, 0.0, None if same else "a non-tensor output differs")]
+
+
+def worst(plan: ProbePlan, want: Any, got: Any, path: str = "") -> Measure:
+    """The first output outside its threshold, else the one closest to it."""
+    ms = _all(plan, want, got, path)
+    bad = [m for m in ms if m.why]
+    if bad:
+        return bad[0]
+    return max(ms, key=lambda m: m.value / m.threshold if m.threshold > 0 else m.value)
+
+
+def check(plan: ProbePlan, want: Any, got: Any) -> Optional[str]:
+    """Why got is outside the plan's thresholds (None when within)."""
+    m = worst(plan, want, got)
+    return f"'{m.output}': {m.why}" if m.why else None
