@@ -5,7 +5,8 @@
 # supervisor's probe plan after verification:
 #   1. saturating  a kernel that clamps every sum to [-16, 16]: exact on the evaluator's
 #                  inputs (uniform on [-1, 1)), so verification passes, but wrong once the
-#                  inputs are scaled x1e3: rejected, the probe named in the violation;
+#                  inputs are scaled x1e3: rejected, the probe named in the violation and
+#                  in the next episode's brief (what the agent reads);
 #   2. honest      the fast seed kernel: every probe passes, promoted, plan and result in
 #                  the record (smallest, largest and a rotating shape, six probes);
 #   3. restart     the honest kernel, the supervisor killed (SIGKILL) while the probes run:
@@ -56,7 +57,11 @@ case_saturating() {
   echo "$why" | grep -q "numerical probes: .*numerical probe magnitude_1e3" ||
     fail "saturating: the violation does not name the probe: $why"
   [ "$(record_field 1 'm["probes"]["result"]["passed"]')" = False ] || fail "saturating: result"
-  ok "1 saturating: correct at scale 1, rejected by the magnitude_1e3 probe"
+  # The next episode's brief carries the failure back to the agent, probe named.
+  episode '{"sh":"bash '"$TMP"'/finish.sh pivot"}'
+  grep -q "numerical probe magnitude_1e3" "$WS/.aka/episodes/e0002/BRIEF.md" ||
+    fail "saturating: the next episode's brief does not name the failed probe"
+  ok "1 saturating: correct at scale 1, rejected by the magnitude_1e3 probe, named to the agent"
 }
 
 check_plan() { # NAME: the record's plan is the supervisor's
