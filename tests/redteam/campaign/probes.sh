@@ -8,7 +8,8 @@
 #                  inputs are scaled x1e3: rejected, the probe named in the violation and
 #                  in the next episode's brief (what the agent reads);
 #   2. honest      the fast seed kernel: every probe passes, promoted, plan and result in
-#                  the record (smallest, largest and a rotating shape, six probes);
+#                  the record (smallest, largest and a rotating shape, six probes); the
+#                  next episode's (a blocked one) record does not inherit them;
 #   3. restart     the honest kernel, the supervisor killed (SIGKILL) while the probes run:
 #                  the resume runs the plan the active record kept (plan_from "active
 #                  record", the same plan) and promotes.
@@ -82,7 +83,12 @@ case_honest() {
     fail "honest: not promoted: $(record_field 1 'm["episode"]["violation"]')"
   [ "$(record_field 1 'm["probes"]["result"]["passed"]')" = True ] || fail "honest: probes"
   check_plan honest
-  ok "2 honest: every probe passes, promoted, plan and result recorded"
+  # A later episode that is not promoted keeps no probes: its record starts as a copy of the
+  # incumbent's, whose probes it did not run.
+  episode '{"sh":"bash '"$TMP"'/finish.sh blocked"}'
+  [ "$(record_field 2 'm["status"]')" = blocked ] || fail "honest: v2 is $(record_field 2 'm["status"]')"
+  [ "$(record_field 2 'm.get("probes")')" = None ] || fail "honest: v2 carries v1's probes"
+  ok "2 honest: every probe passes, promoted, plan and result recorded (and not inherited)"
 }
 
 case_restart() {
