@@ -224,7 +224,10 @@ json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_nat
     if (check_shape_ids(op, o->shape_ids, err) < 0)
         return NULL;
     json_t *seeds = json_array(), *shapes = json_array();
-    for (int i = 0; i < (o->n_seeds > 0 ? o->n_seeds : 1); i++)
+    json_t *cases = o->probes ? json_object_get(o->probes, "cases") : NULL;
+    for (size_t i = 0; i < json_array_size(cases); i++) /* a probe case per seed */
+        json_array_append(seeds, json_object_get(json_array_get(cases, i), "seed"));
+    for (int i = 0; !o->probes && i < (o->n_seeds > 0 ? o->n_seeds : 1); i++)
         json_array_append_new(seeds, json_integer(i));
     json_t *plan = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:I, s:I, s:o}", "schema", PLAN_SCHEMA,
@@ -234,6 +237,8 @@ json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_nat
         (json_int_t)o->rotate_budget, "shapes", shapes);
     if (o->time_budget_ms > 0)
         json_object_set_new(plan, "time_budget_ms", json_integer(o->time_budget_ms));
+    if (o->probes)
+        json_object_set_new(plan, "probes", json_deep_copy(o->probes));
     if (op->native.language == AKA_LANG_C)
         json_object_set_new(plan, "cpu_timing",
                             json_string(op->native.wall_timing ? "wall" : "cpu_time"));
@@ -439,6 +444,7 @@ static int write_plan(struct eval_ctx *c, struct aka_err *err)
         .warmup = c->warmup,
         .reps = c->reps,
         .llc_bytes = llc,
+        .probes = c->req->probes,
         .time_budget_ms = time_budget_ms(c->req),
     };
     struct strbuf path = STRBUF_INIT;
@@ -543,6 +549,19 @@ static int python_files(struct eval_ctx *c, struct aka_err *err)
     return rc;
 }
 
+/* probes.json: the supervisor's probe plan, beside the kernel in the job. */
+static int write_probes(struct eval_ctx *c, struct aka_err *err)
+{
+    struct strbuf path = STRBUF_INIT;
+    aka_path_join(&path, c->tmp.buf, "probes.json");
+    int rc = aka_json_write_file(path.buf, c->req->probes, err);
+    if (rc == 0)
+        rc =
+            aka_sandbox_job_add_file(&c->job, path.buf, c->tmp.buf, "probes.json", true, true, err);
+    strbuf_release(&path);
+    return rc;
+}
+
 /* python3 -m aka_harness --layout L --op-dir op --kernel kernel.py ... */
 static int python_job(struct eval_ctx *c, struct aka_err *err)
 {
@@ -569,8 +588,13 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
                           c->eval_id,
                           NULL};
     strvec_pushv(a, head);
-    strvec_pushf(a, "--multi-seed=%d", c->n_seeds);
-    if (c->req->timed_runs >= 0)
+    if (c->req->probes) { /* the probe cases replace the seeds; nothing is timed */
+        if (write_probes(c, err) < 0)
+            return -1;
+        strvec_pushv(a, (const char *const[]){"--probes", "probes.json", "--timed-runs=0", NULL});
+    } else
+        strvec_pushf(a, "--multi-seed=%d", c->n_seeds);
+    if (c->req->timed_runs >= 0 && !c->req->probes)
         strvec_pushf(a, "--timed-runs=%d", c->req->timed_runs);
     if (c->req->warmup >= 0)
         strvec_pushf(a, "--warmup=%d", c->req->warmup);
@@ -898,6 +922,8 @@ static int counts(struct eval_ctx *c, struct aka_err *err)
 {
     const struct aka_eval_request *req = c->req;
     c->n_seeds = req->multi_seed > 0 ? req->multi_seed : 1;
+    if (req->probes) /* one case per probe */
+        c->n_seeds = (int)json_array_size(json_object_get(req->probes, "cases"));
     c->warmup = req->warmup >= 0 ? req->warmup : c->cuda || !c->native ? 10 : 3;
     c->reps = req->timed_runs >= 0 ? req->timed_runs : c->cuda || !c->native ? 100 : 25;
     if (c->native && c->reps < 1)

@@ -87,6 +87,11 @@ struct aka_eval_request {
     const char *artifact_dir;
     bool production_score; /* a production campaign's: score against production_performance
                               when the operator's metadata has it (score.c) */
+    /* The supervisor's numerical probes (optimize/episode_probe.c), NULL for an ordinary
+     * evaluation: {"rel_l2": {DTYPE: X}, "cases": [{"name", "seed", "scale", "offset",
+     * "pattern"}]}. The harness runs one correctness case per probe case on the judge's
+     * transformed inputs, compares by relative L2 error and times nothing. */
+    const json_t *probes;
 };
 #define AKA_EVAL_PROFILE_EXPORT "profile.csv"
 
@@ -137,6 +142,7 @@ struct aka_native_plan_opts {
     const struct strvec *shape_ids; /* NULL or empty: all */
     int n_seeds, warmup, reps;
     long long llc_bytes, rotate_budget; /* 0: the harness decides */
+    const json_t *probes;               /* NULL, or aka_eval_request.probes */
     int time_budget_ms;                 /* a shape's timed runs per runner; 0: none */
 };
 

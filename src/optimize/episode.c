@@ -245,6 +245,7 @@ void aka_episode_release(struct aka_episode *ep)
     strbuf_release(&ep->dir);
     json_decref(ep->verification);
     json_decref(ep->policy);
+    json_decref(ep->probes);
     json_decref(ep->promoted_doc);
 }
 

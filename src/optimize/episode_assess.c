@@ -389,5 +389,7 @@ int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, str
         return 0;
     ep->phase = "verifying";
     aka_episode_progress(r, ep, "candidate %.12s", ep->candidate);
-    return aka_episode_save_active(r, ep, err) < 0 ? -1 : aka_episode_verify(r, o, ep, err);
+    if (aka_episode_save_active(r, ep, err) < 0 || aka_episode_verify(r, o, ep, err) < 0)
+        return -1;
+    return aka_episode_probe(r, o, ep, err);
 }

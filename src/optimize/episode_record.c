@@ -147,8 +147,14 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
                                   ep->candidate[0] ? json_string(ep->candidate) : json_null()));
     json_object_set_new(doc, "verification",
                         ep->verification ? json_incref(ep->verification) : json_null());
-    if (ep->policy) /* production only: what the source gate decided */
+    /* Production only, and this episode's own: an outcome record starts as a copy of the
+     * incumbent's, whose gate and probes it must not seem to carry. */
+    json_object_del(doc, "policy");
+    json_object_del(doc, "probes");
+    if (ep->policy) /* what the source gate decided */
         json_object_set_new(doc, "policy", json_incref(ep->policy));
+    if (ep->probes) /* the numerical probes' plan and result */
+        json_object_set_new(doc, "probes", json_incref(ep->probes));
     learned(ep, doc);
     /* How far from the platform's ceilings the version is (shown by `aka status`). */
     json_object_set_new(doc, "roofline",

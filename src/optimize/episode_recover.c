@@ -90,6 +90,9 @@ static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err
         ep->has_intent =
             aka_ws_intent_from_json(json_object_get(doc, "version_commit"), &ep->intent);
         load_groups(doc, ep);
+        json_t *probes = json_object_get(doc, "probes"); /* only its plan is taken again */
+        if (json_is_object(json_object_get(probes, "plan")))
+            ep->probes = json_pack("{s:O}", "plan", json_object_get(probes, "plan"));
     }
     json_decref(doc);
     strbuf_release(&p);

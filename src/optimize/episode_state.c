@@ -94,6 +94,8 @@ int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *e
     json_object_set_new(doc, "agent_groups", groups_json(ep));
     if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials > 0) /* the gate a resume applies */
         json_object_set_new(doc, "fast_trials", json_integer(ep->fast_trials));
+    if (ep->probes) /* the probe plan a resume runs again (episode_probe.c) */
+        json_object_set_new(doc, "probes", json_incref(ep->probes));
     if (ep->has_intent) /* the version commit about to be made */
         json_object_set_new(doc, "version_commit", aka_ws_intent_to_json(&ep->intent));
     int rc = doc ? aka_ws_active_write(r->ws.buf, doc, err)

@@ -99,6 +99,7 @@ struct aka_episode {
     char violation[1024];
     json_t *verification; /* the record's "verification" object (owned) */
     json_t *policy;       /* production: the record's "policy" object (owned), else NULL */
+    json_t *probes;       /* production: the numerical probes' {plan, result} (owned), else NULL */
     json_t *promoted_doc; /* memory record of a verified candidate (owned), else NULL */
     long long tokens;
     char session_id[256];
@@ -176,12 +177,18 @@ int aka_episode_policy(struct aka_run *r, const struct aka_optimize_opts *o, str
 /* Who reviews a production candidate's source: "agent", "waived" or "none" (campaign.json);
  * NULL in leaderboard mode. */
 const char *aka_episode_policy_reviewer(const struct aka_optimize_opts *o);
-/* After the session: a candidate is assessed, then verified (phase "verifying"). */
+/* After the session: a candidate is assessed, then verified (phase "verifying") and, in
+ * production, probed (phases "probing", "probed"). */
 int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                        struct aka_err *err);
 /* Recovery: does the worktree hold a handoff that completes this episode (the session's own
  * check, the fast gate included)? If so, ep->status (and candidate) are set from it. */
 bool aka_episode_late_handoff(const struct aka_run *r, struct aka_episode *ep);
+
+/* Production's numerical probes of a verified candidate (episode_probe.c): the plan in
+ * ep->probes and the active record, then the judge's run; a failure rejects, named. */
+int aka_episode_probe(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
+                      struct aka_err *err);
 
 /* Fast or ABBA verification of ep->candidate (episode_verify.c). */
 int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,

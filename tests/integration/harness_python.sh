@@ -125,6 +125,24 @@ if [ -d "$rms" ]; then
   fi
 fi
 
+# ---- numerical probes (--probes, issue 14) on the distributed allreduce_sum (two Gloo ranks)
+ar=$src/examples/ops/allreduce_sum
+if [ -d "$ar" ]; then
+  pj=$src/tests/harness/python/fixtures/probes.json
+  case_ ar_probes_honest --pass --field 'seeds=[1001,2,3]' --field 'probes.5.status="passed"' \
+    --field 'probes.5.id="constant_rows@2#rank1"' --field 'probes.5.metric="rel_l2"' -- \
+    --op-dir "$ar" --kernel "$ar/reference.py" --probes "$pj" --shape-id 2 --timed-runs 0
+  case_ ar_probes_saturating --fail --fail-shape 2 --stage numerical_probe \
+    --contains 'numerical probe magnitude_1e3' --field 'probes.2.status="failed"' \
+    --field 'probes.2.distribution="magnitude_1e3"' --field 'probes.0.status="passed"' -- \
+    --op-dir "$ar" --kernel "$wrong/allreduce_sum/saturating.py" --probes "$pj" --shape-id 2 \
+    --timed-runs 0
+  case_ ar_probes_bad_plan --fail --stage usage --rc-is 2 --contains 'cases[0]' -- \
+    --op-dir "$ar" --kernel "$ar/reference.py" --probes "${pj%.json}_bad.json" --shape-id 2
+  case_ ar_saturating_without_probes --pass -- \
+    --op-dir "$ar" --kernel "$wrong/allreduce_sum/saturating.py" --shape-id 2
+fi
+
 # ---- planted wrong candidates against the rope example (SOL, destination passing) ----------
 rope=$src/examples/ops/rope
 if [ -d "$rope" ]; then

@@ -9,7 +9,8 @@
 # gluon_*.py, cutedsl_*.py, tilelang_*.py, flydsl_*.py, cuda_*.cu, c_*.c.
 # Bad input (unknown framework, missing file, a file of the wrong kind, a file
 # that does not tokenize, missing flags) exits 2 with one line on stderr naming
-# the file or flag and nothing on stdout.
+# the file or flag and nothing on stdout. docs/production.md must explain every rule id of
+# src/policy/rules.c with an example: a hostile file of the corpus that trips that rule.
 set -euo pipefail
 
 : "${AKA_BIN:?AKA_BIN must name the aka binary (ctest sets it)}"
@@ -93,6 +94,40 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         assert d["clean"] is False and any(
             v["rule"] == name[2] and v["line"] >= 1 and v["column"] >= 1 and v["file"]
             for v in d["violations"]), (path, d)
+PY
+
+# docs/production.md explains every rule id of the table (src/policy/rules.c, which its own
+# header calls the complete list of ids), each with an example: a file of the hostile corpus
+# that exists and trips that very rule.
+python3 - "$AKA_SOURCE_DIR" <<'PY' || fail "docs/production.md does not document every rule with an example (above)"
+import os, re, sys
+src = sys.argv[1]
+table = open(os.path.join(src, "src/policy/rules.c")).read()
+table = table[table.index("static const struct pol_rule rules[] = {"):]
+table = table[:table.index("\n};")]
+ids = sorted(set(re.findall(r'^\s*\{"([a-z-]+)",', table, re.M)))
+assert len(ids) >= 15, ids
+doc = open(os.path.join(src, "docs/production.md")).read()
+hostile = os.path.join(src, "tests/policy/hostile")
+def expects(name):
+    path = os.path.join(hostile, name)
+    if os.path.isdir(path):
+        path = os.path.join(path, sorted(f for f in os.listdir(path) if f.startswith("kernel."))[0])
+    head = "".join(open(path).readlines()[:2])
+    m = re.search(r"policy-expect: ([a-z-]+)", head)
+    return m.group(1) if m else None
+bad = []
+for rule in ids:
+    m = re.search(r"\*\*`" + re.escape(rule) + r"`\*\*(.*?)(?=\n\*\*`|\n#)", doc, re.S)
+    if not m:
+        bad.append(f"rule {rule}: no **`{rule}`** entry")
+        continue
+    names = [n for n in [x.rstrip("/") for x in re.findall(r"`([\w./-]+)`", m.group(1))] if os.path.exists(os.path.join(hostile, n))]
+    if not any(expects(n) == rule for n in names):
+        bad.append(f"rule {rule}: no example of tests/policy/hostile that trips it (named: {names})")
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
 PY
 
 bad_input() { # WHAT-STDERR-MUST-NAME ARGS...

@@ -39,7 +39,7 @@ static void load_example(const char *name, struct aka_operator *op)
 static json_t *plan_for(const struct aka_operator *op, const struct strvec *ids, int seeds,
                         struct aka_err *err)
 {
-    struct aka_native_plan_opts o = {"E1", SHA_A, ids, seeds, 2, 5, 1 << 20, 0, 0};
+    struct aka_native_plan_opts o = {"E1", SHA_A, ids, seeds, 2, 5, 1 << 20, 0, NULL, 0};
     return aka_eval_native_plan(op, &o, err);
 }
 
@@ -72,6 +72,36 @@ static void t_plan_vector_add(void **state)
     assert_string_equal(json_string_value(json_object_get(dim, "name")), "N");
     assert_int_equal(json_integer_value(json_object_get(dim, "value")), 100003);
     json_decref(plan);
+    aka_operator_release(&op);
+}
+
+/* A probe plan: its cases are the plan's seeds, and the plan carries them for the judge. */
+static void t_plan_probes(void **state)
+{
+    struct aka_operator op;
+    struct aka_err err = AKA_ERR_INIT;
+    (void)state;
+    load_example("vector_add", &op);
+    json_t *probes =
+        json_pack("{s:{s:f}, s:[{s:s, s:i, s:f, s:f, s:s}, {s:s, s:i, s:f, s:f, s:s}]}", "rel_l2",
+                  "float32", 1e-4, "cases", "name", "magnitude_1e3", "seed", 2, "scale", 1e3,
+                  "offset", 0.0, "pattern", "none", "name", "other_seed", "seed", 1007, "scale",
+                  1.0, "offset", 0.0, "pattern", "constant_rows");
+    struct aka_native_plan_opts o = {"E1", SHA_A, NULL, 5, 2, 5, 1 << 20, 0, probes, 0};
+    json_t *plan = aka_eval_native_plan(&op, &o, &err);
+    assert_non_null(plan);
+    json_t *seeds = json_object_get(plan, "seeds");
+    assert_int_equal(json_array_size(seeds), 2); /* the probe cases, not n_seeds */
+    assert_int_equal(json_integer_value(json_array_get(seeds, 0)), 2);
+    assert_int_equal(json_integer_value(json_array_get(seeds, 1)), 1007);
+    assert_true(json_equal(json_object_get(plan, "probes"), probes));
+    json_decref(plan);
+    o.probes = NULL; /* an ordinary plan has none */
+    plan = aka_eval_native_plan(&op, &o, &err);
+    assert_null(json_object_get(plan, "probes"));
+    assert_int_equal(json_array_size(json_object_get(plan, "seeds")), 5);
+    json_decref(plan);
+    json_decref(probes);
     aka_operator_release(&op);
 }
 
@@ -541,6 +571,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_plan_vector_add),
+        cmocka_unit_test(t_plan_probes),
         cmocka_unit_test(t_plan_filter_and_params),
         cmocka_unit_test(t_plan_resolves_everything),
         cmocka_unit_test(t_identity),

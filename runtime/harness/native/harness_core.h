@@ -65,8 +65,21 @@ typedef struct hx_shape {
     int n_in, n_out;
 } hx_shape;
 
+/* A numerical probe (plan "probes"): the supervisor's supplemental inputs. Every float
+ * input element x of a case becomes offset + scale * x; constant_rows then copies the
+ * first element of each innermost row over the row. Integer inputs stay as generated. */
+typedef struct hx_probe {
+    char *name;
+    double scale, offset;
+    int constant_rows;
+} hx_probe;
+
 typedef struct hx_plan {
     char *op_name, *eval_id, *kernel_sha256;
+    /* Probe plans only: one probe per seed, and the largest relative L2 error allowed per
+     * float dtype (integer outputs must match exactly). Probe plans run no timed runs. */
+    hx_probe *probes;
+    double rel_l2[4];
     int64_t *seeds;
     int n_seeds;
     int warmup, reps;      /* at most: a shape's schedule may be cut to the time budget */
@@ -98,6 +111,12 @@ void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *sha
                    uint32_t copy);
 /* A 64-bit stream for the judge's own choices (which timed runs are checked). */
 uint64_t hx_mix(uint64_t *state);
+
+/* Apply a probe's transform to the generated contents of input t (harness_data.c). */
+void hx_probe_apply(void *buf, const hx_tensor *t, const hx_probe *pr);
+/* ||got - want||_2 / ||want||_2 over the finite pairs; INFINITY when a non-finite element
+ * of either side is not matched by the same non-finite value on the other. */
+double hx_rel_l2(const void *got, const void *want, const hx_tensor *t);
 
 /* Element-wise tolerance check of got against want (rules in harness_data.c). */
 typedef struct hx_cmp {
@@ -254,6 +273,7 @@ typedef struct hx_job {
 typedef struct hx_acc {
     json_t *failures, *diags, *lat, *cv, *ref_lat, *copies;
     json_t *checked, *runner_lat, *cross; /* the judge's own numbers */
+    json_t *probes;                       /* probe plans: one entry per (probe, shape) */
     long long total, passed;
     double max_abs, max_rel;
     int compared;         /* any element compared (else the error fields are null) */
@@ -266,9 +286,10 @@ typedef struct hx_eval {
     const hx_target *tg;
     uint64_t secret; /* timed inputs and the checked sample derive from it */
     hx_job *jobs;
-    int candidate;       /* 0: reference phase, 1: candidate phase */
-    int max_threads;     /* most threads a runner may have between requests */
-    int64_t device_free; /* the reference runner's SETUP answer (CUDA) */
+    int candidate;         /* 0: reference phase, 1: candidate phase */
+    const hx_probe *probe; /* the probe of the case being loaded, NULL outside probe plans */
+    int max_threads;       /* most threads a runner may have between requests */
+    int64_t device_free;   /* the reference runner's SETUP answer (CUDA) */
     hx_runner run;
     int have_runner;
     hx_runner pinger; /* the calibration process, for the whole evaluation */

@@ -231,6 +231,52 @@ void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *sha
         f[i] = uniform_f32(&r);
 }
 
+/* ---- probes ---- */
+
+static void store_float(void *buf, int32_t dtype, int64_t i, double v)
+{
+    if (dtype == AKA_DT_FLOAT32)
+        ((float *)buf)[i] = (float)v;
+    else if (dtype == AKA_DT_FLOAT64)
+        ((double *)buf)[i] = v;
+    else if (dtype == AKA_DT_FLOAT16)
+        ((uint16_t *)buf)[i] = f32_to_f16((float)v);
+    else
+        ((uint16_t *)buf)[i] = f32_to_bf16((float)v);
+}
+
+/* The transform is applied to the generator's output, so a probe case reproduces from its
+ * seed and its probe alone, like any case. */
+void hx_probe_apply(void *buf, const hx_tensor *t, const hx_probe *pr)
+{
+    if (!pr || !hx_dtype_is_float(t->dtype))
+        return;
+    for (int64_t i = 0; i < t->numel; i++)
+        store_float(buf, t->dtype, i, pr->offset + pr->scale * hx_load(buf, t->dtype, i));
+    int64_t row = t->ndim > 0 ? t->shape[t->ndim - 1] : 1;
+    for (int64_t i = 0; pr->constant_rows && row > 1 && i < t->numel; i++)
+        if (i % row)
+            store_float(buf, t->dtype, i, hx_load(buf, t->dtype, i - i % row));
+}
+
+double hx_rel_l2(const void *got, const void *want, const hx_tensor *t)
+{
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < t->numel; i++) {
+        double g = hx_load(got, t->dtype, i), w = hx_load(want, t->dtype, i);
+        if (!isfinite(w) || !isfinite(g)) {
+            if (!(isnan(w) && isnan(g)) && g != w)
+                return INFINITY;
+            continue;
+        }
+        num += (g - w) * (g - w);
+        den += w * w;
+    }
+    if (num == 0)
+        return 0;
+    return den > 0 ? sqrt(num / den) : INFINITY;
+}
+
 double hx_load(const void *buf, int32_t dtype, int64_t i)
 {
     switch (dtype) {

@@ -180,6 +180,8 @@ void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy
     for (int t = 0; t < sh->n_in; t++) {
         void *priv = j->priv[slot * sh->n_in + t];
         (timed ? hx_fill_timed : hx_fill)(priv, &sh->in[t], seed, sh->id, copy);
+        if (!timed)
+            hx_probe_apply(priv, &sh->in[t], ev->probe);
         hx_stream_copy(ev->run.base + j->in_off[slot * sh->n_in + t], priv, sh->in[t].bytes);
     }
 }
@@ -444,6 +446,43 @@ static void stop_runner(hx_eval *ev)
     ev->have_runner = 0;
 }
 
+/* A probe case: every output within the supervisor's relative L2 threshold of the
+ * reference's (integer outputs exactly). The worst output is the probe's entry in the
+ * result's probes[] (DESIGN §4.6); 0 when it passed, else the failure is named. */
+static int probe_outputs(hx_eval *ev, hx_job *j, int si, long long seed)
+{
+    const hx_shape *sh = j->sh;
+    const hx_probe *pr = &ev->plan->probes[si];
+    int worst = 0, bad = 0;
+    double worst_rel = 0, worst_thr = 0;
+    for (int t = 0; t < sh->n_out; t++) {
+        const hx_tensor *o = &sh->out[t];
+        double thr = hx_dtype_is_float(o->dtype) ? ev->plan->rel_l2[o->dtype] : 0;
+        memcpy(ev->got[t], ev->run.base + j->out_off[t], o->bytes);
+        double rel = hx_rel_l2(ev->got[t], j->ref_case[si * sh->n_out + t], o);
+        ev->a.compared = 1;
+        if (t == 0 || (rel > thr && !bad) ||
+            (!bad && rel / (thr > 0 ? thr : 1) > worst_rel / (worst_thr > 0 ? worst_thr : 1)))
+            worst = t, worst_rel = rel, worst_thr = thr;
+        bad |= rel > thr;
+    }
+    char id[2 * HP_NAME + 2];
+    snprintf(id, sizeof(id), "%s@%s", pr->name, sh->id);
+    json_array_append_new(
+        ev->a.probes, json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:f, s:s}", "id", id, "status",
+                                bad ? "failed" : "passed", "distribution", pr->name, "shape_id",
+                                sh->id, "seed", (json_int_t)seed, "metric", "rel_l2", "value",
+                                isfinite(worst_rel) ? json_real(worst_rel) : json_null(),
+                                "threshold", worst_thr, "detail", sh->out[worst].name));
+    if (bad)
+        hx_fail(&ev->a, sh->id, "numerical_probe",
+                "numerical probe %s (seed %lld, inputs x%g%+g%s): output '%s' has relative L2 "
+                "error %.3g against the reference, above the supervisor's threshold %g for %s",
+                pr->name, seed, pr->scale, pr->offset, pr->constant_rows ? ", constant rows" : "",
+                sh->out[worst].name, worst_rel, worst_thr, hx_dtype_name(sh->out[worst].dtype));
+    return bad;
+}
+
 /* One (shape, seed) case on the current runner: 0 passed, 1 failed, 2 replace the runner. */
 static int run_case(hx_eval *ev, hx_job *j, int si)
 {
@@ -454,7 +493,9 @@ static int run_case(hx_eval *ev, hx_job *j, int si)
     hx_call c;
     int rc;
     hx_progress(ev->candidate ? "candidate" : "reference", sh, seed);
+    ev->probe = ev->plan->probes ? &ev->plan->probes[si] : NULL;
     hx_load_slot(ev, j, 0, (uint64_t)seed, 0, 0);
+    ev->probe = NULL;
     hx_poison_slot(ev, j, 0);
     if ((rc = hx_run_slot(ev, 0, 1, &c, &prep, &fetch, msg, sizeof(msg))) != 0) {
         if (!ev->candidate)
@@ -469,7 +510,10 @@ static int run_case(hx_eval *ev, hx_job *j, int si)
         j->ref_call_us = fmax(j->ref_call_us, c.window_us);
         return 0;
     }
-    if (hx_check_outputs(ev, j, 0, j->ref_case + si * sh->n_out, msg, sizeof(msg))) {
+    if (ev->plan->probes && probe_outputs(ev, j, si, seed) != 0)
+        return 1;
+    if (!ev->plan->probes &&
+        hx_check_outputs(ev, j, 0, j->ref_case + si * sh->n_out, msg, sizeof(msg))) {
         hx_fail(&ev->a, sh->id, NULL, "seed %lld: %s", seed, msg);
         return 1;
     }
@@ -537,6 +581,8 @@ static int reference_shape(hx_eval *ev, hx_job *j, uint64_t *draw)
     for (int si = 0; si < ev->plan->n_seeds; si++)
         if (run_case(ev, j, si) != 0)
             return -1;
+    if (ev->plan->probes) /* a probe plan checks numbers only: nothing is timed */
+        return 0;
     budget_schedule(ev, j);
     choose_checked(ev, j, draw);
     choose_inputs_back(ev, j, draw);
@@ -587,7 +633,7 @@ static void candidate_shape(hx_eval *ev, hx_job *j)
         failed |= rc != 0;
         ev->a.passed += rc == 0;
     }
-    if (!failed && candidate_timing(ev, j) != 0)
+    if (!failed && !ev->plan->probes && candidate_timing(ev, j) != 0)
         failed = 1, ev->a.passed--; /* the first seed's case failed while being timed */
     if (failed)
         stop_runner(ev); /* a fresh process for the next shape */

@@ -11,6 +11,9 @@
  *    "kernel_sha256": HEX, "seeds": [S...], "warmup": W, "reps": R,
  *    "llc_bytes": N, "rotate_budget_bytes": N, "cpu_timing": "cpu_time"|"wall" (optional: wall),
  *    "time_budget_ms": N (optional, 0: none; a shape's timed runs, per runner),
+ *    "probes": {"rel_l2": {"float32": X, "float64": X, "float16": X, "bfloat16": X},
+ *               "cases": [{"name", "scale", "offset", "pattern": "none"|"constant_rows"}]}
+ *              (optional: a probe plan of the supervisor's, one case per seed),
  *    "shapes": [{"id": ID, "dims": [{"name", "value"}],
  *                "params": [{"name", "type": "int"|"float", "value"}],
  *                "inputs":  [{"name", "dtype", "shape": [..]}],
@@ -152,6 +155,45 @@ static int read_seeds(json_t *arr, hx_plan *p, char *why, size_t n)
     return 0;
 }
 
+static int read_probe(json_t *o, hx_probe *pr, size_t i, char *why, size_t n)
+{
+    const char *pattern = json_string_value(json_object_get(o, "pattern"));
+    json_t *scale = json_object_get(o, "scale"), *offset = json_object_get(o, "offset");
+    pr->name = dup_str(json_object_get(o, "name"));
+    if (!pr->name || !json_is_number(scale) || !json_is_number(offset) || !pattern ||
+        (strcmp(pattern, "none") != 0 && strcmp(pattern, "constant_rows") != 0))
+        return fail(why, n,
+                    "probes.cases[%zu]: expected name, scale, offset and pattern "
+                    "(\"none\" or \"constant_rows\")",
+                    i);
+    pr->scale = json_number_value(scale), pr->offset = json_number_value(offset);
+    pr->constant_rows = strcmp(pattern, "constant_rows") == 0;
+    return 0;
+}
+
+/* The probe plan: as many cases as seeds, and a threshold for every float dtype. */
+static int read_probes(json_t *o, hx_plan *p, char *why, size_t n)
+{
+    static const char *const dtypes[] = {"float32", "float64", "float16", "bfloat16"};
+    json_t *cases = json_object_get(o, "cases"), *thr = json_object_get(o, "rel_l2");
+    if (!o)
+        return 0;
+    if (!json_is_array(cases) || json_array_size(cases) != (size_t)p->n_seeds)
+        return fail(why, n, "probes.cases: expected one case per seed (%d)", p->n_seeds);
+    for (int d = 0; d < 4; d++) {
+        json_t *v = json_object_get(thr, dtypes[d]);
+        if (!json_is_number(v) || !(json_number_value(v) >= 0))
+            return fail(why, n, "probes.rel_l2.%s: expected a number >= 0", dtypes[d]);
+        p->rel_l2[d] = json_number_value(v);
+    }
+    p->probes = calloc((size_t)p->n_seeds, sizeof(*p->probes));
+    for (int i = 0; i < p->n_seeds; i++)
+        if (!p->probes ||
+            read_probe(json_array_get(cases, (size_t)i), &p->probes[i], (size_t)i, why, n) < 0)
+            return -1;
+    return 0;
+}
+
 static int read_header(json_t *root, hx_plan *p, char *why, size_t n)
 {
     const char *schema = json_string_value(json_object_get(root, "schema"));
@@ -178,7 +220,9 @@ static int read_header(json_t *root, hx_plan *p, char *why, size_t n)
     p->time_budget_us = budget ? 1e3 * (double)json_integer_value(budget) : 0;
     if (p->warmup < 0 || p->warmup > 100000 || p->reps < 1 || p->reps > 100000)
         return fail(why, n, "expected warmup in 0..100000 and reps in 1..100000");
-    return read_seeds(json_object_get(root, "seeds"), p, why, n);
+    if (read_seeds(json_object_get(root, "seeds"), p, why, n) < 0)
+        return -1;
+    return read_probes(json_object_get(root, "probes"), p, why, n);
 }
 
 int hx_plan_load(const char *path, hx_plan *p, char *why, size_t n)
@@ -232,6 +276,9 @@ void hx_plan_free(hx_plan *p)
         free_tensors(s->out, s->n_out);
     }
     free(p->shapes);
+    for (int i = 0; p->probes && i < p->n_seeds; i++)
+        free(p->probes[i].name);
+    free(p->probes);
     free(p->seeds);
     free(p->op_name);
     free(p->eval_id);

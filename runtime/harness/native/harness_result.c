@@ -35,16 +35,17 @@ int hx_acc_init(hx_acc *a)
     a->failures = json_array(), a->diags = json_array(), a->lat = json_object();
     a->cv = json_object(), a->ref_lat = json_object(), a->copies = json_object();
     a->checked = json_object(), a->runner_lat = json_object(), a->cross = json_object();
+    a->probes = json_array();
     return a->failures && a->diags && a->lat && a->cv && a->ref_lat && a->copies && a->checked &&
-                   a->runner_lat && a->cross
+                   a->runner_lat && a->cross && a->probes
                ? 0
                : -1;
 }
 
 void hx_acc_free(hx_acc *a)
 {
-    json_t *all[] = {a->failures, a->diags,   a->lat,        a->cv,   a->ref_lat,
-                     a->copies,   a->checked, a->runner_lat, a->cross};
+    json_t *all[] = {a->failures, a->diags,   a->lat,        a->cv,    a->ref_lat,
+                     a->copies,   a->checked, a->runner_lat, a->cross, a->probes};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         json_decref(all[i]);
 }
@@ -138,6 +139,8 @@ static json_t *result_json(const hx_eval *ev)
     json_object_set_new(o, "input_copies_by_shape", shape_map(p, a->copies));
     json_object_set_new(o, "operator", json_string(p->op_name));
     json_object_set_new(o, "judge", judge_json(ev));
+    if (p->probes) /* DESIGN §4.6: every probe that ran, per shape */
+        json_object_set(o, "probes", a->probes);
     return o;
 }
 

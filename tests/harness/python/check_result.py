@@ -151,11 +151,14 @@ def main() -> int:
         for k in d.get("latency_us_by_shape", {}):
             if not k.startswith("case-"):
                 problems.append(f"generalized latency keyed by a real id {k}")
-    for item in a.field:  # KEY may be dotted: judge.cross_check_retimed
+    for item in a.field:  # KEY may be dotted (judge.cross_check_retimed), a part a list index
         key, _, raw = item.partition("=")
         got: object = d
         for part in key.split("."):
-            got = got.get(part) if isinstance(got, dict) else None
+            if isinstance(got, list) and part.isdigit():
+                got = got[int(part)] if int(part) < len(got) else None
+            else:
+                got = got.get(part) if isinstance(got, dict) else None
         if got != json.loads(raw):
             problems.append(f"{key} = {got!r}, expected {raw}")
     if problems:

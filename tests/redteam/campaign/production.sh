@@ -13,7 +13,12 @@
 #   5. rejects      a complete verdict of "reject": rejected with its summary;
 #   6. mutating     the reviewer edits the candidate and says "pass": rejected "mutating";
 #   7. late         the reviewer outlives --production-review-timeout: rejected "late";
-#   8. builtin      the built-in agent (no reviewer backend): nothing promoted, and why said.
+#   8. builtin      the built-in agent (no reviewer backend): nothing promoted, and why said;
+#   9. claims_exception  the agent writes a metadata.json with a valid world_size 2 contract
+#                   (the distributed exception) into its worktree and the original operator
+#                   directory, with a kernel that calls system(): rejected by the source
+#                   policy, and again in a second run of the campaign (the contract is pinned
+#                   at campaign start from the snapshot; DESIGN §4.3).
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -euo pipefail
 . "${AKA_SOURCE_DIR:?}/tests/lib/hostile_campaign.sh"
@@ -118,4 +123,29 @@ case_builtin() {
   ok "8 builtin: no reviewer backend, the candidate rejected and why said"
 }
 
-run_cases policy pass missing malformed rejects mutating late builtin
+case_claims_exception() {
+  new_case claims_exception
+  cat >"$TMP/meta.json" <<'JSON'
+{"hardware": {"required_gpus": 2},
+ "benchmark_contract": {"distributed_evaluation":
+   {"launcher": "torchrun", "backend": "nccl", "world_size": 2}}}
+JSON
+  local k="#include <stdlib.h>
+int aka_hostile_helper(void) { return system(\"true\"); }
+$FAST_KERNEL" v
+  for v in 1 2; do
+    REVIEWER=$(write_verdict "$(verdict pass)")
+    episode '{"sh":"cp '"$TMP"'/meta.json metadata.json && cp '"$TMP"'/meta.json '"$OP"'/metadata.json"},{"write":"kernel.c","content":'"$(jstr "$k")"'},'"$COMMIT,$EVAL,$FINISH"
+    REVIEWER=
+    [ "$RC" = 0 ] || { cat "$TMP/err" >&2; fail "claims_exception: aka optimize exit $RC"; }
+    [ -f "$OP/metadata.json" ] || fail "claims_exception: the agent's write did not land"
+    record_field "$v" 'm["episode"]["violation"]' | grep -q "production policy: rule process at kernel.c:2:" ||
+      fail "claims_exception: v$v: $(record_field "$v" 'm["episode"]["violation"]')"
+  done
+  no_promotion claims_exception
+  grep -q '"source_policy_inspection": true' "$WS/.aka/campaign.json" ||
+    fail "claims_exception: campaign.json does not pin inspection on"
+  ok "9 claims_exception: a written distributed contract changes nothing (pinned at start)"
+}
+
+run_cases policy pass missing malformed rejects mutating late builtin claims_exception

@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mask per-case details (shape ids become case-<n>)")
     p.add_argument("--private-shapes", metavar="FILE",
                    help="shapes.json (atrex) or workload.jsonl (sol) that replaces the op dir's")
+    p.add_argument("--probes", metavar="FILE",
+                   help="the supervisor's numerical probe plan (aka writes it): one correctness "
+                        "case per probe, compared by relative L2 error")
     p.add_argument("--eval-id", help="id recorded in the result (default: generated)")
     p.add_argument("--atol", type=float, help="atrex: absolute tolerance override")
     p.add_argument("--rtol", type=float, help="atrex: relative tolerance override")

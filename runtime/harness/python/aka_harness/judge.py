@@ -42,6 +42,7 @@ import torch
 from aka_harness import compare as cmp
 from aka_harness import crosscheck as xc
 from aka_harness import dist, loader
+from aka_harness import probes as pr
 from aka_harness import seeds as sd
 from aka_harness.atrex import AtrexPlan, LayoutError
 from aka_harness.cli import EXIT_ENV, EXIT_FAIL, EXIT_OK, EXIT_USAGE, log
@@ -271,6 +272,8 @@ class Judge:
         self.cand_idle: Optional[RunnerGroup] = None  # started, kernel.py not yet imported
         self.cand_broken: Optional[str] = None
         self.framework: Any = None
+        self.probe_plan: Optional[pr.ProbePlan] = None  # --probes: the supervisor's plan
+        self.probe_entries: list[dict[str, Any]] = []  # the result's probes[]
 
     # ---- plumbing ---------------------------------------------------------------------
 
@@ -341,6 +344,14 @@ class Judge:
         finally:
             group.close()  # exits, and is waited for, before any candidate code runs
 
+    def _case_seeds(self, sid: str) -> list[tuple[int, int, int, Optional[dict[str, Any]]]]:
+        """(base seed, case, derived seed, probe transform) of every correctness case."""
+        if self.probe_plan is not None:
+            return [(p.seed, i, sd.derive_seed(sd.STAGE_PROBE, p.seed, sid, 0), p.wire())
+                    for i, p in enumerate(self.probe_plan.cases)]
+        return [(base, case, sd.derive_seed(sd.STAGE_CORRECTNESS, base, sid, case), None)
+                for base in self.seeds for case in range(self.cases)]
+
     def _reference_shape(self, group: RunnerGroup, sid: str) -> ShapeData:
         data = ShapeData(sid, self.plan.shape_spec(sid))
         init = sd.derive_seed("init", self.seeds[0], sid, 0)
@@ -351,23 +362,21 @@ class Judge:
             self._fail(sid, Failure(sid, "reference_runtime", f"shape {sid}: {_rank(err, self.world)}"
                                     f"setting up the reference failed: {err.get('message')}"))
             return data
-        for base in self.seeds:
-            for case in range(self.cases):
-                seed = sd.derive_seed(sd.STAGE_CORRECTNESS, base, sid, case)
-                t0 = time.perf_counter_ns()
-                msgs = group.request([{"op": "case", "sid": sid, "seed": seed}])
-                replies = _replies(group, msgs)
-                data.ref_call_us = max(data.ref_call_us, (time.perf_counter_ns() - t0) / 1e3)
-                err = _first_error(replies)
-                if err:
-                    data.failed = True
-                    self._fail(sid, Failure(sid, "reference_runtime", f"shape {sid}: "
-                                            f"{_rank(err, self.world)}the reference or its input "
-                                            f"builder raised {err.get('message')}", seed=base,
-                                            case=case))
-                    return data
-                data.cases.append(Case(base, case, [r["inputs"] for r in replies],
-                                       [r["outputs"] for r in replies]))
+        for base, case, seed, probe in self._case_seeds(sid):
+            t0 = time.perf_counter_ns()
+            msgs = group.request([{"op": "case", "sid": sid, "seed": seed, "probe": probe}])
+            replies = _replies(group, msgs)
+            data.ref_call_us = max(data.ref_call_us, (time.perf_counter_ns() - t0) / 1e3)
+            err = _first_error(replies)
+            if err:
+                data.failed = True
+                self._fail(sid, Failure(sid, "reference_runtime", f"shape {sid}: "
+                                        f"{_rank(err, self.world)}the reference or its input "
+                                        f"builder raised {err.get('message')}", seed=base,
+                                        case=case))
+                return data
+            data.cases.append(Case(base, case, [r["inputs"] for r in replies],
+                                   [r["outputs"] for r in replies]))
         if self.reps > 0:
             data.reps = self._budget_reps(data)
             if self.args.time_budget_ms > 0:
@@ -735,6 +744,8 @@ class Judge:
                                     f"returned outputs {got}, the reference {sorted(ref)}",
                                     seed=case.base, case=case.case))
             return False
+        if self.probe_plan is not None:
+            return self._probe_outputs(data, ref, out, case, where)
         go_on = True
         for name in ref:
             v = cmp.compare(ref[name], out[name], self.plan.tolerance(sid, name),
@@ -761,6 +772,30 @@ class Judge:
                                     mismatch_count=v.bad_count or None))
             go_on = go_on and not structural
         return go_on
+
+    def _probe_outputs(self, data: ShapeData, ref: dict[str, Any], out: Any, case: Case,
+                       where: str) -> bool:
+        """A probe case: every output within the plan's relative L2 threshold; the worst
+        output is the case's entry in the result's probes[] (DESIGN §4.6)."""
+        assert self.probe_plan is not None
+        p = self.probe_plan.cases[case.case]
+        m = pr.worst(self.probe_plan, ref, out)
+        rank = where.rstrip(": ").replace(" ", "") if where else ""
+        self.probe_entries.append({
+            "id": f"{p.name}@{data.sid}" + (f"#{rank}" if rank else ""),
+            "status": "failed" if m.why else "passed", "distribution": p.name,
+            "shape_id": data.sid, "seed": p.seed, "metric": "rel_l2",
+            "value": m.value if math.isfinite(m.value) else None, "threshold": m.threshold,
+            "detail": m.output})
+        if m.why:
+            rows = ", constant rows" if p.pattern == "constant_rows" else ""
+            self._fail(data.sid, Failure(
+                data.sid, "numerical_probe",
+                f"numerical probe {p.name} (seed {p.seed}, inputs x{p.scale:g}{p.offset:+g}"
+                f"{rows}): shape {data.sid}, {where}output '{m.output}' has {m.why}",
+                output=m.output, seed=case.base, case=case.case))
+            return False
+        return True
 
     def _candidate_timing(self, group: RunnerGroup, data: ShapeData) -> None:
         """Time the candidate on the shape's fresh inputs and cross-check it; a failed
@@ -981,6 +1016,8 @@ def evaluate(args: argparse.Namespace, layout: str, evaluator: str, eval_id: str
         log(f"{exc.stage}: {exc.message}")
         return exc.code, result.to_json()
     result.extra["judge"] = judge.summary()
+    if judge.probe_plan is not None:
+        result.extra["probes"] = judge.probe_entries
     if judge.world > 1:
         result.extra["world_size"] = judge.world
     out = result.to_json()
@@ -1010,7 +1047,17 @@ def _setup(args: argparse.Namespace, layout: str, result: Result, kernel_path: s
         raise Abort(EXIT_USAGE, "usage", bad)
     result.extra["framework"] = fw_name
     result.extra["cases_per_seed"] = args.cases or (10 if layout == "sol" else 1)
+    probe_plan = None
+    if args.probes:
+        try:
+            probe_plan = pr.load(args.probes)
+        except (OSError, ValueError) as exc:
+            raise Abort(EXIT_USAGE, "usage", f"--probes: {exc}")
+        result.seeds = [p.seed for p in probe_plan.cases]
+        result.extra["cases_per_seed"] = 1
     judge = Judge(args, plan, result, ids, kernel_path, world, confiner)
+    if probe_plan is not None:
+        judge.probe_plan, judge.cases = probe_plan, 1
     judge.framework = loader.FRAMEWORKS[fw_name]
     if not judge.confiner.confines and not args.allow_unconfined:
         raise Abort(EXIT_ENV, "environment",

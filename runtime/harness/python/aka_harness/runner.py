@@ -30,6 +30,7 @@ from typing import Any, Iterator, Optional
 import torch
 
 from aka_harness import compare as cmp
+from aka_harness import probes
 from aka_harness import seeds as sd
 from aka_harness.atrex import AtrexCode, CandidateError, LayoutError, Launch
 from aka_harness.dist import Collective
@@ -209,7 +210,7 @@ class Runner:
                 sets.append(self.code.build_inputs(sid))
             return {"sets": sets}
         sd.seed_everything(int(req["seed"]))
-        inputs = self.code.build_inputs(sid)
+        inputs = probes.transform(self.code.build_inputs(sid), req.get("probe"))
         launch = self.code.launch(sid, clone_tree(inputs), 0)
         out = launch.collect(launch.fn())
         self._sync()
