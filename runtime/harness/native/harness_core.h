@@ -265,7 +265,7 @@ typedef struct hx_job {
      * the reference's correctness calls took (budget_schedule). Both runners use it. */
     int warmup, reps;
     double ref_call_us; /* the reference's slowest correctness call, judge's window */
-    void **ref_timed; /* n_checked*n_out reference outputs of the checked timed runs */
+    void **ref_timed;   /* n_checked*n_out reference outputs of the checked timed runs */
     hx_timed ref, cand;
 } hx_job;
 

@@ -101,8 +101,8 @@ static json_t *timing_json(const hx_eval *ev)
 {
     const hx_plan *p = ev->plan;
     json_t *t = json_pack("{s:s, s:i, s:i, s:b, s:o}", "method", hx_timing_method(ev), "warmup",
-                          p->warmup, "reps", p->reps, "l2_flush", ev->tg->l2_flush,
-                          "cv_by_shape", shape_map(p, ev->a.cv));
+                          p->warmup, "reps", p->reps, "l2_flush", ev->tg->l2_flush, "cv_by_shape",
+                          shape_map(p, ev->a.cv));
     if (p->time_budget_us <= 0)
         return t;
     json_t *reps = json_object();

@@ -287,9 +287,8 @@ static double phase_limit(const hx_eval *ev, int ph, const hx_job *j, double *bu
 {
     double floor_us = ev->tg->device ? phases[ph].floor_dev : phases[ph].floor_cpu, spread = 0;
     if (!ev->tg->device && phases[ph].rel_call_cpu > 0)
-        floor_us =
-            fmax(floor_us, phases[ph].rel_call_cpu *
-                               picked_quantile(&j->cand, j->cand.cpu, j->reps, 0.5, buf));
+        floor_us = fmax(floor_us, phases[ph].rel_call_cpu *
+                                      picked_quantile(&j->cand, j->cand.cpu, j->reps, 0.5, buf));
     if (pooled(ev, ph) && ev->n_pool[ph] > 0) {
         *base = hx_quantile(ev->pool[ph], ev->n_pool[ph], 0.9);
         spread = *base; /* honest CPU overhead is heavy-tailed on a loaded machine */
