@@ -555,8 +555,9 @@ static void budget_schedule(const hx_eval *ev, hx_job *j)
     double fit = floor(p->time_budget_us / j->ref_call_us);
     int min_reps = p->reps < HX_BUDGET_MIN_REPS ? p->reps : HX_BUDGET_MIN_REPS;
     j->reps = fit >= p->reps ? p->reps : fit < min_reps ? min_reps : (int)fit;
-    /* Warm-ups: a tenth of the budget, at least one. */
-    j->warmup = fit / 10 >= p->warmup ? p->warmup : p->warmup > 0 && fit < 10 ? 1 : (int)(fit / 10);
+    /* Warm-ups: a tenth of the budget, at least one (none when the plan asks for none). */
+    int warm = fit / 10 < p->warmup ? (int)(fit / 10) : p->warmup;
+    j->warmup = p->warmup > 0 && warm < 1 ? 1 : warm;
     if (j->reps < p->reps)
         hx_log("shape %s: %d timed runs and %d warm-ups of %d and %d fit the %.0f ms budget "
                "(the reference's call: %.1f ms)",

@@ -121,9 +121,10 @@ def atrex_result(doc: dict[str, Any], result: Result, wanted: list[str]) -> None
     correct = passed.get("correctness") or {}
     cases = (doc.get("correctness") or {}).get("shapes") or {}
     perf = (doc.get("performance") or {}).get("shapes") or {}
-    ids = [s for s in (wanted or sorted(correct)) if not wanted or s in correct or s in perf]
+    ids = [s for s in wanted if s in correct or s in perf] if wanted else sorted(correct)
     for sid in ids:
         rec = _record(result, sid)
+        # passed.compile is per shape, or one {status, reason} for the whole module.
         comp = compile_.get(sid, compile_) if isinstance(compile_, dict) else {}
         if comp and "status" in comp and not _ok(comp["status"]):
             _fail(result, rec, "compile_import", f"shape {sid}: {comp.get('reason')}")
