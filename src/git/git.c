@@ -38,6 +38,7 @@
  * --no-pager.
  */
 #include "git/git.h"
+#include "base/fs.h"
 #include "base/proc.h"
 
 #include <stdio.h>
@@ -205,6 +206,29 @@ static void fixed_env(struct strvec *env, size_t *n)
         add_config(env, n, fixed_config[i][0], fixed_config[i][1]);
 }
 
+/*
+ * The directory git runs in is the repository aka means, never one above it: without a
+ * ceiling, a workspace whose .git is not made yet (or was removed) inside another
+ * repository - a clone's build/ directory, a user's dotfiles repo, a tree an agent can
+ * write - would have git read and commit to that enclosing repository instead. The
+ * parent of dir is the ceiling, so git looks for dir/.git (a worktree's .git file
+ * included) and stops there.
+ */
+static void add_ceiling(const char *dir, struct strvec *env)
+{
+    struct strbuf real = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    /* A path that cannot be resolved has no repository for git to find anyway. */
+    if (aka_realpath(dir, &real, &ignored) == 0) {
+        char *slash = strrchr(real.buf, '/');
+        if (slash && slash != real.buf) {
+            *slash = '\0';
+            strvec_pushf(env, "GIT_CEILING_DIRECTORIES=%s", real.buf);
+        }
+    }
+    strbuf_release(&real);
+}
+
 /* The environment of one command: git_env plus every override (see the file comment). */
 static void command_env(const char *dir, struct strvec *env)
 {
@@ -213,6 +237,8 @@ static void command_env(const char *dir, struct strvec *env)
     size_t n, m;
     fixed_env(env, &n);
     fixed_env(&scan, &m); /* the scan itself runs hardened */
+    add_ceiling(dir, env);
+    add_ceiling(dir, &scan);
     strvec_pushf(&scan, "GIT_CONFIG_COUNT=%zu", m);
     configured_keys(dir, (const char *const *)scan.v, &keys);
     for (size_t i = 0; i < keys.len; i += strlen(keys.buf + i) + 1)

@@ -239,6 +239,26 @@ static void fetch_refuses_a_bad_object(void **state)
     strbuf_release(&text);
 }
 
+/* A directory inside the repository that is not a repository itself (a workspace whose
+ * .git is not made yet, under a clone's build/): git must not reach the enclosing one.
+ * Without the ceiling, rev-parse answered with the outer HEAD and a fresh clone's setup
+ * campaign refused to start ("commit ... was not made by this supervisor"). */
+static void no_enclosing_repository(void **state)
+{
+    struct repo *r = *state;
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf inner = STRBUF_INIT;
+    struct aka_git g;
+    char oid[AKA_GIT_OID_HEX + 1];
+    aka_path_join(&inner, r->dir.buf, "build");
+    assert_int_equal(aka_mkdir_p(inner.buf, 0755, &err), 0);
+    aka_git_open(&g, inner.buf);
+    assert_int_equal(aka_git_rev_parse(&g, "HEAD", oid, &err), -1);
+    assert_non_null(strstr(err.msg, "not a git repository"));
+    aka_git_close(&g);
+    strbuf_release(&inner);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +268,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(diff_squash_blob, setup, teardown),
         cmocka_unit_test_setup_teardown(fetch_commit_by_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(fetch_refuses_a_bad_object, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_enclosing_repository, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
