@@ -13,7 +13,7 @@
 #      note names PREEMPTED;
 #   4. a job whose every allocation is cancelled (scancel) is exit 75, "ended under the job:
 #      CANCELLED", after AKA_SLURM_ATTEMPTS (3) attempts;
-#   5. a built-in-agent campaign on examples/ops/vector_add (native C, CPU) completes with
+#   5. a built-in-agent campaign on vector_add (native C, CPU; a slow seed) completes with
 #      --sandbox slurm while one of its allocations is cancelled mid-job (retried, nothing
 #      recorded against a candidate), its ABBA verification ran as steps of one allocation;
 #   6. a campaign whose every allocation is cancelled stops with exit 75 and
@@ -196,7 +196,13 @@ grep -q "ended under the job: CANCELLED" "$TMP/e4" || fail "cancelled job: $(cat
 echo "ok: a job cancelled by the scheduler on every attempt is exit 75 after 3 attempts"
 
 # ---- 5. a campaign, one allocation cancelled under it ---------------------------------------------
-OP=$SRC/examples/ops/vector_add
+# vector_add whose seed's default configuration is slow (tests/lib/campaign_fixture.sh): an
+# episode always has a candidate to verify, so the ABBA check below cannot miss by noise.
+# shellcheck source=tests/lib/campaign_fixture.sh
+. "$SRC/tests/lib/campaign_fixture.sh"
+OP=$TMP/vector_add
+cp -r "$SRC/examples/ops/vector_add" "$OP"
+slow_seed "$OP/seeds/C/kernel.c"
 campaign() { # PARENT
     mkdir -p "$1"
     "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --workspace "$1" \

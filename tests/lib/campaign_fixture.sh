@@ -4,6 +4,12 @@
 #   with a reference (the V0 kernel) that stores every element six times through a
 #   volatile pointer: correct, but far slower than the seed kernel on any CPU, so
 #   "faster" is a large, deterministic margin.
+# slow_seed KERNEL: patch a copy of vector_add's seed (seeds/C/kernel.c) so that its
+#   default UNROLL (4) repeats its work 8 times through a volatile pointer: every other
+#   configuration the built-in tuner tries is several times faster, so a built-in episode
+#   always has a candidate that beats the incumbent and goes on to verification (the plain
+#   seed's neighbours can land within 1% of it on a loaded machine, and the episode then
+#   ends as a pivot).
 # write_finish_py PATH: a script `python3 PATH STATE` that leaves what `aka journal` +
 #   `aka handoff` would (one experiment, the journal finalized in STATE, the handoff),
 #   written directly: for tests about the engine rather than the agent-facing commands.
@@ -20,6 +26,24 @@ s = s.replace(old, "    volatile float *vz = z; /* slow on purpose: no vectoriza
                    "    for (int rep = 0; rep < 6; rep++)\n"
                    "        for (int64_t i = 0; i < n; i++)\n"
                    "            vz[i] = x[i] + y[i];\n")
+open(p, "w").write(s)
+PY
+}
+
+slow_seed() {
+  python3 - "$1" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    int64_t i = 0;\n"
+assert old in s, "examples/ops/vector_add/seeds/C/kernel.c changed: update tests/lib/campaign_fixture.sh"
+s = s.replace(old, old + """#if UNROLL == 4
+    volatile float *slow = z;
+    for (int rep = 0; rep < 8; rep++)
+        for (int64_t k = 0; k < n; k++)
+            slow[k] = x[k] + y[k];
+#endif
+""")
 open(p, "w").write(s)
 PY
 }

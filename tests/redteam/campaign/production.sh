@@ -106,25 +106,9 @@ case_late() {
 
 case_builtin() {
   new_case builtin # (a fresh operator; the campaign is a new one: its agent is pinned)
-  # The seed's default UNROLL (4) repeats its work 8 times, so any other value the tuner
-  # tries is several times faster: the episode has a candidate to stop at the gate even
-  # on a loaded machine (the plain seed's neighbours were once within 1% of it, and v2
-  # was a pivot that never reached the gate).
-  python3 - "$OP/seeds/C/kernel.c" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-old = "    int64_t i = 0;\n"
-assert old in s
-s = s.replace(old, old + """#if UNROLL == 4
-    volatile float *slow = z;
-    for (int rep = 0; rep < 8; rep++)
-        for (int64_t k = 0; k < n; k++)
-            slow[k] = x[k] + y[k];
-#endif
-""")
-open(p, "w").write(s)
-PY
+  # A seed whose default configuration is slow (tests/lib/campaign_fixture.sh): the
+  # episode has a candidate to stop at the gate even on a loaded machine.
+  slow_seed "$OP/seeds/C/kernel.c"
   mkdir -p "$TMP/builtin-ws"
   RC=0
   # V1 (the seed, whose knobs the tuner turns) then one fast episode: v2.
