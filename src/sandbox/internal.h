@@ -142,9 +142,10 @@ void sbx_take_proc_result(struct aka_sandbox_result *res, struct proc_result *pr
 int sbx_probe_job(const struct aka_sandbox_transport *t, const struct aka_sandbox_probe *p,
                   struct aka_sandbox_health *h);
 /* ---- ssh_remote.c ---- */
-/* What the ssh transport cannot run at all (code 2): isolation none, two or more GPUs (a
- * distributed operator), a GPU that is not NVIDIA's. */
-int sbx_ssh_check_job(const struct aka_sandbox_job *job, struct aka_err *err);
+/* What the ssh transport cannot run at all (code 2): isolation none, GPUs that are not
+ * NVIDIA's, more GPUs than the indices from --sandbox-ssh-gpu up to the highest allow. */
+int sbx_ssh_check_job(const struct aka_sandbox_job *job, const struct aka_sandbox_ssh_opts *o,
+                      struct aka_err *err);
 
 /* ---- artifacts.c ---- */
 void sbx_collect_artifacts(const struct aka_sandbox_job *job, const char *jobdir,

@@ -288,16 +288,17 @@ void aka_sandbox_local(struct aka_sandbox_transport *t, const struct aka_sandbox
 /*
  * The ssh transport (ssh.c): jobs run on another host reached with the user's own
  * OpenSSH client, under that host's Bubblewrap, with no network, the read-only system,
- * only the allowlisted files (shipped as one tar stream into a fresh `mktemp -d`) and at
- * most one GPU: the physical index `gpu`, by its device nodes and CUDA_VISIBLE_DEVICES
- * set to its UUID. One ControlMaster connection serves every job of the transport and is
+ * only the allowlisted files (shipped as one tar stream into a fresh `mktemp -d`) and the
+ * job's GPUs: a job of N GPUs (N > 1 for a distributed operator's pinned world_size) gets
+ * the physical indices gpu..gpu+N-1, by their device nodes and CUDA_VISIBLE_DEVICES set
+ * to their UUIDs. One ControlMaster connection serves every job of the transport and is
  * closed by aka_sandbox_ssh_close. What the remote host could not do (ssh exit 255, a
  * full disk, a missing tool, MIG) is the environment's (code 75), never the job's.
  */
 struct aka_sandbox_ssh_opts {
-    const char *target;                 /* USER@HOST (or a Host alias of ssh_config) */
-    int gpu;                            /* the physical GPU index of the remote host */
-    const char *init;                   /* shell command run in the sandbox before the job */
+    const char *target; /* USER@HOST (or a Host alias of ssh_config) */
+    int gpu;            /* the remote host's physical index of the job's first GPU */
+    const char *init;   /* shell command run in the sandbox before the job */
     const struct strvec *runtime_binds; /* "SRC[=DST]", remote paths */
     const char *tmp_dir;                /* local staging (NULL: $TMPDIR, else /tmp) */
 };
@@ -307,8 +308,8 @@ struct aka_ssh_remote {
     struct strbuf dir;       /* the job's mktemp -d directory */
     struct strbuf home;      /* the remote $HOME: never bound, nor anything holding it */
     unsigned uid, gid;       /* the remote user */
-    struct strbuf gpu_uuid;  /* GPU-...; empty when the job asked for no GPU */
-    bool mig;                /* MIG enabled on that GPU: the job is refused */
+    struct strvec gpu_uuids; /* GPU-... of each of the job's GPUs, in order; none for no GPU */
+    bool mig;                /* MIG enabled on one of them: the job is refused */
     struct strvec dev_nodes; /* GPU device node names present under the remote /dev */
     struct strvec bind_src;  /* each runtime bind's source after `realpath -e` */
     struct strvec bind_dst;  /* and where it appears inside */
@@ -317,15 +318,20 @@ struct aka_ssh_remote {
 
 void aka_ssh_remote_init(struct aka_ssh_remote *r);
 void aka_ssh_remote_release(struct aka_ssh_remote *r);
+/* The remote GPUs a job asks the probe about: n consecutive indices from first (n 0: none). */
+struct aka_ssh_gpus {
+    int first;
+    int n;
+};
 /*
  * The probe, as an argv to run with `sh -c`: makes the job directory under tmp (NULL:
- * the remote $TMPDIR, else /tmp), and reports the user, $HOME, each bind's real path, the
- * GPU's UUID and MIG mode (only when gpu >= 0) and the nvidia* nodes under dev_root.
+ * the remote $TMPDIR, else /tmp), and reports the user, $HOME, each bind's real path,
+ * each asked GPU's UUID and MIG mode and the nvidia* nodes under dev_root.
  */
-void aka_ssh_probe_argv(int gpu, const char *dev_root, const char *tmp,
+void aka_ssh_probe_argv(struct aka_ssh_gpus g, const char *dev_root, const char *tmp,
                         const struct strvec *bind_srcs, struct strvec *argv);
 /* Parse the probe's output into r; code 75 naming what the remote host lacks or said. */
-int aka_ssh_probe_parse(const char *text, int gpu, const struct strvec *bind_dsts,
+int aka_ssh_probe_parse(const char *text, struct aka_ssh_gpus g, const struct strvec *bind_dsts,
                         struct aka_ssh_remote *r, struct aka_err *err);
 /*
  * The remote command for job as an argv (pure: nothing is run): `env -i` with the job's

@@ -226,15 +226,15 @@ static int probe(struct ssh_job *sj, struct aka_err *err)
     for (size_t i = 0; o->runtime_binds && rc == 0 && i < o->runtime_binds->n; i++)
         if ((rc = aka_ssh_check_bind_spec(o->runtime_binds->v[i], &src, &dst, err)) == 0)
             strvec_push(&srcs, src.buf);
-    aka_ssh_probe_argv(sj->job->gpu_count > 0 ? o->gpu : -1, "/dev", NULL, &srcs, &argv);
+    struct aka_ssh_gpus g = {.first = o->gpu, .n = sj->job->gpu_count};
+    aka_ssh_probe_argv(g, "/dev", NULL, &srcs, &argv);
     aka_shell_join((const char *const *)argv.v, argv.n, &cmd);
     struct call k = {
         .what = "probe", .remote = cmd.buf, .out_cap = 65536, .timeout_s = SSH_SETUP_TIMEOUT_S};
     if (rc == 0)
         rc = ssh_must(sj->c, &k, &out, err);
     if (rc == 0)
-        rc = aka_ssh_probe_parse(out.buf, sj->job->gpu_count > 0 ? o->gpu : -1, o->runtime_binds,
-                                 &sj->r, err);
+        rc = aka_ssh_probe_parse(out.buf, g, o->runtime_binds, &sj->r, err);
     strvec_clear(&argv);
     strvec_clear(&srcs);
     strbuf_release(&cmd);
@@ -347,7 +347,7 @@ static int job_command(struct ssh_job *sj, struct aka_err *err)
 static int prepare(struct ssh_job *sj, struct aka_err *err)
 {
     const struct aka_sandbox_job *job = sj->job;
-    if (sbx_ssh_check_job(job, err) < 0) /* before anything is sent */
+    if (sbx_ssh_check_job(job, sj->c->o, err) < 0) /* before anything is sent */
         return -1;
     for (size_t i = 0; i < job->binds.n; i++)
         strvec_pushf(&sj->res->notes,
@@ -604,7 +604,7 @@ static void ssh_cleanup(void *state)
 static void ssh_describe(const struct aka_sandbox_transport *t, struct strbuf *out)
 {
     const struct ssh_conn *c = t->ctx;
-    strbuf_addf(out, "ssh %s, GPU %d, remote bwrap", c->o->target, c->o->gpu);
+    strbuf_addf(out, "ssh %s, GPUs from index %d, remote bwrap", c->o->target, c->o->gpu);
 }
 
 static const struct aka_sandbox_transport_ops ssh_ops = {

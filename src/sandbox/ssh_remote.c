@@ -8,8 +8,9 @@
  * The remote host is the user's, reached with the user's credentials; what it
  * reports is trusted only as far as the rules below check it again: a runtime bind
  * is refused by the sensitive-path rules once as written and once more after the
- * remote `realpath -e` (a symlink cannot smuggle ~/.ssh in), and a GPU is exposed
- * only by the device nodes of the one assigned index.
+ * remote `realpath -e` (a symlink cannot smuggle ~/.ssh in), and GPUs are exposed
+ * only by the device nodes of the assigned indices (a job of N GPUs, a distributed
+ * operator's pinned world_size, takes N consecutive indices from --sandbox-ssh-gpu).
  */
 #include "sandbox/internal.h"
 
@@ -20,11 +21,11 @@
 #include <string.h>
 
 /* Shell: make the job directory first (its path is the first thing reported), then
- * describe the host. $1 GPU index (-1: none), $2 /dev, $3 parent of the job directory
- * ("" : $TMPDIR, else /tmp), then the bind sources. */
+ * describe the host. $1 the job's GPU indices, space-separated ("": none), $2 /dev,
+ * $3 parent of the job directory ("" : $TMPDIR, else /tmp), then the bind sources. */
 static const char probe_script[] =
     "set -u\n"
-    "gpu=$1 dev=$2 tmp=$3\n"
+    "gpus=$1 dev=$2 tmp=$3\n"
     "shift 3\n"
     "for t in bwrap tar timeout env mktemp realpath; do\n"
     "  command -v \"$t\" >/dev/null 2>&1 || printf 'missing %s\\n' \"$t\"\n"
@@ -39,11 +40,13 @@ static const char probe_script[] =
     "    printf 'bind %s\\n' \"$r\"\n"
     "  else printf 'nobind -\\n'; fi\n"
     "done\n"
-    "[ \"$gpu\" -ge 0 ] || exit 0\n"
-    "if q=$(nvidia-smi --query-gpu=uuid,mig.mode.current -i \"$gpu\" --format=csv,noheader "
+    "[ -n \"$gpus\" ] || exit 0\n"
+    "for g in $gpus; do\n"
+    "  if q=$(nvidia-smi --query-gpu=uuid,mig.mode.current -i \"$g\" --format=csv,noheader "
     "2>&1); then\n"
-    "  printf 'gpu %s\\n' \"$q\"\n"
-    "else printf 'gpufail %s\\n' \"$(printf '%s' \"$q\" | head -n 1)\"; fi\n"
+    "    printf 'gpu %s %s\\n' \"$g\" \"$q\"\n"
+    "  else printf 'gpufail %s %s\\n' \"$g\" \"$(printf '%s' \"$q\" | head -n 1)\"; fi\n"
+    "done\n"
     "for n in \"$dev\"/nvidia*; do [ -e \"$n\" ] && printf 'dev %s\\n' \"${n##*/}\"; done\n"
     "exit 0\n";
 
@@ -52,28 +55,31 @@ void aka_ssh_remote_init(struct aka_ssh_remote *r)
     memset(r, 0, sizeof(*r));
     strbuf_init(&r->dir, 0);
     strbuf_init(&r->home, 0);
-    strbuf_init(&r->gpu_uuid, 0);
 }
 
 void aka_ssh_remote_release(struct aka_ssh_remote *r)
 {
     strbuf_release(&r->dir);
     strbuf_release(&r->home);
-    strbuf_release(&r->gpu_uuid);
+    strvec_clear(&r->gpu_uuids);
     strvec_clear(&r->dev_nodes);
     strvec_clear(&r->bind_src);
     strvec_clear(&r->bind_dst);
     strvec_clear(&r->missing);
 }
 
-void aka_ssh_probe_argv(int gpu, const char *dev_root, const char *tmp,
+void aka_ssh_probe_argv(struct aka_ssh_gpus g, const char *dev_root, const char *tmp,
                         const struct strvec *bind_srcs, struct strvec *argv)
 {
+    struct strbuf list = STRBUF_INIT;
+    for (int i = 0; i < g.n; i++)
+        strbuf_addf(&list, "%s%d", i ? " " : "", g.first + i);
     strvec_push(argv, "sh");
     strvec_push(argv, "-c");
     strvec_push(argv, probe_script);
     strvec_push(argv, "aka-probe");
-    strvec_pushf(argv, "%d", gpu);
+    strvec_push(argv, list.buf);
+    strbuf_release(&list);
     strvec_push(argv, dev_root ? dev_root : "/dev");
     strvec_push(argv, tmp ? tmp : "");
     for (size_t i = 0; bind_srcs && i < bind_srcs->n; i++)
@@ -158,16 +164,34 @@ static bool uuid_shape(const char *s, size_t n)
     return true;
 }
 
-/* "GPU-<uuid>, <MIG mode>" as nvidia-smi prints it. */
-static int parse_gpu(const char *v, int gpu, struct aka_ssh_remote *r, struct aka_err *err)
+/* The probe's "<index> <rest>": the index must be the next GPU the job asked for (the
+ * answers come in order), so a stray or repeated line cannot stand in for a GPU. */
+static const char *gpu_answer(const char *v, struct aka_ssh_gpus g, const struct aka_ssh_remote *r,
+                              int *gpu)
 {
+    char *end;
+    long idx = strtol(v, &end, 10);
+    *gpu = g.first + (int)r->gpu_uuids.n;
+    return end != v && *end == ' ' && (int)r->gpu_uuids.n < g.n && idx == *gpu ? end + 1 : NULL;
+}
+
+/* "<index> GPU-<uuid>, <MIG mode>" as the probe prints nvidia-smi's answer. */
+static int parse_gpu(const char *line, struct aka_ssh_gpus g, struct aka_ssh_remote *r,
+                     struct aka_err *err)
+{
+    int gpu;
+    const char *v = gpu_answer(line, g, r, &gpu);
+    if (!v)
+        return aka_err_set(err, AKA_EXIT_ENV, "remote probe: unexpected GPU line 'gpu %s'", line);
     const char *comma = strchr(v, ',');
     const char *mode = comma ? comma + 1 + strspn(comma + 1, " ") : "";
     if (!comma || !uuid_shape(v, (size_t)(comma - v)))
         return aka_err_set(err, AKA_EXIT_ENV,
                            "remote nvidia-smi: GPU %d: expected 'GPU-<uuid>, <MIG mode>'; got '%s'",
                            gpu, v);
-    strbuf_add(&r->gpu_uuid, v, (size_t)(comma - v));
+    char *uuid = aka_xstrndup(v, (size_t)(comma - v));
+    strvec_push(&r->gpu_uuids, uuid);
+    free(uuid);
     r->mig = strcmp(mode, "Enabled") == 0;
     if (r->mig)
         return aka_err_set(err, AKA_EXIT_ENV,
@@ -209,8 +233,8 @@ static int take_bind(const char *resolved, const char *spec, struct aka_ssh_remo
     return rc;
 }
 
-static int parse_line(const char *key, const char *v, int gpu, const struct strvec *specs,
-                      struct aka_ssh_remote *r, struct aka_err *err)
+static int parse_line(const char *key, const char *v, struct aka_ssh_gpus g,
+                      const struct strvec *specs, struct aka_ssh_remote *r, struct aka_err *err)
 {
     size_t nb = r->bind_src.n;
     if (strcmp(key, "missing") == 0)
@@ -223,10 +247,10 @@ static int parse_line(const char *key, const char *v, int gpu, const struct strv
         strbuf_addstr(&r->home, v);
     else if ((strcmp(key, "bind") == 0 || strcmp(key, "nobind") == 0) && specs && nb < specs->n)
         return take_bind(key[0] == 'b' ? v : NULL, specs->v[nb], r, err);
-    else if (strcmp(key, "gpu") == 0 && gpu >= 0 && !r->gpu_uuid.len)
-        return parse_gpu(v, gpu, r, err);
+    else if (strcmp(key, "gpu") == 0)
+        return parse_gpu(v, g, r, err);
     else if (strcmp(key, "gpufail") == 0)
-        return aka_err_set(err, AKA_EXIT_ENV, "remote nvidia-smi cannot query GPU %d: %s", gpu,
+        return aka_err_set(err, AKA_EXIT_ENV, "remote nvidia-smi cannot query GPU %s",
                            *v ? v : "(no output)");
     else if (strcmp(key, "dev") == 0)
         strvec_push(&r->dev_nodes, v);
@@ -236,8 +260,8 @@ static int parse_line(const char *key, const char *v, int gpu, const struct strv
 }
 
 /* What must be there once the whole answer is read. */
-static int check_complete(const struct aka_ssh_remote *r, int gpu, const struct strvec *specs,
-                          struct aka_err *err)
+static int check_complete(const struct aka_ssh_remote *r, struct aka_ssh_gpus g,
+                          const struct strvec *specs, struct aka_err *err)
 {
     if (r->missing.n) {
         struct strbuf list = STRBUF_INIT;
@@ -251,12 +275,13 @@ static int check_complete(const struct aka_ssh_remote *r, int gpu, const struct 
     if (!r->dir.len || (specs && r->bind_src.n != specs->n))
         return aka_err_set(err, AKA_EXIT_ENV, "remote probe: incomplete answer (no %s)",
                            r->dir.len ? "answer for every runtime bind" : "job directory");
-    if (gpu >= 0 && !r->gpu_uuid.len)
-        return aka_err_set(err, AKA_EXIT_ENV, "remote nvidia-smi said nothing about GPU %d", gpu);
+    if ((int)r->gpu_uuids.n < g.n)
+        return aka_err_set(err, AKA_EXIT_ENV, "remote nvidia-smi said nothing about GPU %d",
+                           g.first + (int)r->gpu_uuids.n);
     return 0;
 }
 
-int aka_ssh_probe_parse(const char *text, int gpu, const struct strvec *bind_specs,
+int aka_ssh_probe_parse(const char *text, struct aka_ssh_gpus g, const struct strvec *bind_specs,
                         struct aka_ssh_remote *r, struct aka_err *err)
 {
     struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
@@ -268,12 +293,12 @@ int aka_ssh_probe_parse(const char *text, int gpu, const struct strvec *bind_spe
         strbuf_add(&key, p, k);
         if (k < n)
             strbuf_add(&val, p + k + 1, n - k - 1);
-        rc = parse_line(key.buf, val.buf, gpu, bind_specs, r, err);
+        rc = parse_line(key.buf, val.buf, g, bind_specs, r, err);
         p += n + (p[n] == '\n');
     }
     strbuf_release(&key);
     strbuf_release(&val);
-    return rc < 0 ? -1 : check_complete(r, gpu, bind_specs, err);
+    return rc < 0 ? -1 : check_complete(r, g, bind_specs, err);
 }
 
 /* ---- the job's remote command line --------------------------------------------------------- */
@@ -285,20 +310,23 @@ static void push3(struct strvec *a, const char *op, const char *src, const char 
     strvec_push(a, dst);
 }
 
-/* The assigned GPU's own node and NVIDIA's shared ones, as the remote /dev has them. */
-static int add_gpu(const struct aka_sandbox_job *job, const struct aka_sandbox_ssh_opts *o,
-                   const struct aka_ssh_remote *r, struct strvec *a, struct aka_err *err)
+/* The assigned GPUs' own nodes and NVIDIA's shared ones, as the remote /dev has them. */
+static int add_gpus(const struct aka_sandbox_job *job, const struct aka_sandbox_ssh_opts *o,
+                    const struct aka_ssh_remote *r, struct strvec *a, struct aka_err *err)
 {
     struct aka_dev_nodes nodes;
     struct strbuf path = STRBUF_INIT;
-    if (aka_platform_dev_nodes(AKA_VENDOR_NVIDIA, &o->gpu, 1, &nodes, err) < 0)
+    int ids[AKA_SBX_MAX_GPUS];
+    for (int i = 0; i < job->gpu_count; i++)
+        ids[i] = o->gpu + i;
+    if (aka_platform_dev_nodes(AKA_VENDOR_NVIDIA, ids, (size_t)job->gpu_count, &nodes, err) < 0)
         return -1;
     for (size_t i = 0; i < nodes.n; i++) {
         bool present = strvec_find(&r->dev_nodes, nodes.v[i].name) >= 0;
         if (!present && nodes.v[i].required) {
             strbuf_release(&path);
-            return aka_err_set(err, AKA_EXIT_ENV, "the remote host has no /dev/%s (GPU %d)",
-                               nodes.v[i].name, o->gpu);
+            return aka_err_set(err, AKA_EXIT_ENV, "the remote host has no /dev/%s (GPUs %d..%d)",
+                               nodes.v[i].name, o->gpu, o->gpu + job->gpu_count - 1);
         }
         if (!present)
             continue;
@@ -321,8 +349,13 @@ static void add_env_timeout(const struct aka_sandbox_job *job, const struct aka_
     strvec_push(a, "-i");
     for (size_t i = 0; i < env.n; i++)
         strvec_push(a, env.v[i]);
-    if (r->gpu_uuid.len)
-        strvec_pushf(a, "CUDA_VISIBLE_DEVICES=%s", r->gpu_uuid.buf);
+    if (r->gpu_uuids.n) { /* by UUID: the remote's own numbering never matters inside */
+        struct strbuf list = STRBUF_INIT;
+        for (size_t i = 0; i < r->gpu_uuids.n; i++)
+            strbuf_addf(&list, "%s%s", i ? "," : "", r->gpu_uuids.v[i]);
+        strvec_pushf(a, "CUDA_VISIBLE_DEVICES=%s", list.buf);
+        strbuf_release(&list);
+    }
     strvec_clear(&env);
     strvec_pushv(a, (const char *const[]){"timeout", "-k", "5", NULL});
     strvec_pushf(a, "%ld", job->timeout_s);
@@ -339,19 +372,20 @@ static void add_init(const char *init, struct strvec *a)
     strvec_push(a, "aka-init");
 }
 
-int sbx_ssh_check_job(const struct aka_sandbox_job *job, struct aka_err *err)
+int sbx_ssh_check_job(const struct aka_sandbox_job *job, const struct aka_sandbox_ssh_opts *o,
+                      struct aka_err *err)
 {
     if (job->isolation != AKA_SBX_BWRAP)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--sandbox ssh runs every job under the remote host's bwrap; "
                            "isolation none is local only");
-    if (job->gpu_count >= 2)
+    if (job->gpu_count > 0 && o->gpu + job->gpu_count > AKA_SBX_MAX_GPUS)
         return aka_err_set(err, AKA_EXIT_USAGE,
-                           "a distributed job (%d GPUs: an operator with world_size >= 2) cannot "
-                           "run over --sandbox ssh, which exposes one GPU (--sandbox-ssh-gpu); "
-                           "run it with --sandbox local on a host with %d GPUs",
-                           job->gpu_count, job->gpu_count);
-    if (job->gpu_count == 1 && job->gpu_vendor != AKA_VENDOR_NVIDIA)
+                           "a job of %d GPUs takes the remote indices %d..%d from "
+                           "--sandbox-ssh-gpu %d; the highest index is %d",
+                           job->gpu_count, o->gpu, o->gpu + job->gpu_count - 1, o->gpu,
+                           AKA_SBX_MAX_GPUS - 1);
+    if (job->gpu_count > 0 && job->gpu_vendor != AKA_VENDOR_NVIDIA)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--sandbox ssh exposes NVIDIA GPUs only (by nvidia-smi's UUID); this "
                            "job asks for a %s GPU",
@@ -364,7 +398,7 @@ int aka_ssh_job_argv(const struct aka_sandbox_job *job, const struct aka_sandbox
 {
     struct strbuf jobdir = STRBUF_INIT, ctl = STRBUF_INIT;
     int rc = 0;
-    if (sbx_ssh_check_job(job, err) < 0)
+    if (sbx_ssh_check_job(job, o, err) < 0)
         return -1;
     aka_path_join(&jobdir, r->dir.buf, "job");
     aka_path_join(&ctl, r->dir.buf, "ctl");
@@ -372,8 +406,8 @@ int aka_ssh_job_argv(const struct aka_sandbox_job *job, const struct aka_sandbox
     sbx_bwrap_head(a, "bwrap", false, -1, false);
     sbx_add_system_remote(a, ctl.buf);
     sbx_add_fresh(a, false);
-    if (job->gpu_count == 1)
-        rc = add_gpu(job, o, r, a, err);
+    if (job->gpu_count > 0)
+        rc = add_gpus(job, o, r, a, err);
     for (size_t i = 0; rc == 0 && i < r->bind_src.n; i++)
         push3(a, "--ro-bind", r->bind_src.v[i], r->bind_dst.v[i]);
     if (rc == 0) {

@@ -58,7 +58,8 @@ static const struct aka_opt flags[] = {
      .def = "-1",
      .env = "ATREX_SANDBOX_SSH_GPU",
      .metavar = "N",
-     .help = "ssh: the remote GPU index, 0..31 (required with ssh)"},
+     .help = "ssh: the remote GPU index, 0..31 (required with ssh); a job of N GPUs (a "
+             "distributed operator's world_size) takes N indices from it"},
     {.name = "--sandbox-ssh-runtime-bind",
      .off = OFF(ssh_runtime_binds),
      .kind = AKA_OPT_LIST,

@@ -8,8 +8,9 @@
 #   4. runtime binds of /, /etc and ~/.ssh are refused before anything is sent, and a
 #      symlink into ~/.ssh (or the home itself) after the remote realpath;
 #   5. a fake nvidia-smi first on the remote PATH reporting MIG Enabled: the GPU job is
-#      refused with exit 75 (MIG Disabled: refused for the missing /dev/nvidia0 instead),
-#      and `aka doctor` says FAIL for that GPU (before: ok for reachability and tools);
+#      refused with exit 75 (MIG Disabled: refused for the missing /dev/nvidia0 instead; a
+#      2-GPU job likewise, for GPUs 0..1; without nvidia-smi, for GPU 0), and `aka doctor`
+#      says FAIL for that GPU (before: ok for reachability and tools);
 #   6. ssh's own failure (a closed port, a connection lost while the command runs) is
 #      exit 75, a command's exit 255 stays its own;
 #      a full remote disk (root: a small tmpfs over the remote TMPDIR) is exit 75;
@@ -120,13 +121,19 @@ rc=0
 "$AKA" sandbox run "${SSH[@]}" --gpus 1 -- true >"$TMP/o5" 2>"$TMP/e5" || rc=$?
 if [ ! -e /dev/nvidia0 ]; then
     [ "$rc" = 75 ] && grep -q "has no /dev/nvidia" "$TMP/e5" || fail "no GPU node: exit $rc: $(cat "$TMP/e5")"
+    # A distributed job (world_size 2) takes GPUs 0 and 1 of the remote host: both asked
+    # of nvidia-smi, then their nodes, whose absence here is the environment's.
+    rc=0
+    "$AKA" sandbox run "${SSH[@]}" --gpus 2 -- true >"$TMP/o5" 2>"$TMP/e5" || rc=$?
+    [ "$rc" = 75 ] && grep -qE "has no /dev/nvidia[a-z0-9]* \\(GPUs 0..1\\)" "$TMP/e5" ||
+        fail "two GPUs: exit $rc: $(cat "$TMP/e5")"
 fi
 rm -f "$SSH_RBIN/nvidia-smi"
 rc=0
 "$AKA" sandbox run "${SSH[@]}" --gpus 2 -- true >"$TMP/o5" 2>"$TMP/e5" || rc=$?
-[ "$rc" = 2 ] && grep -q "world_size >= 2" "$TMP/e5" || fail "two GPUs: exit $rc: $(cat "$TMP/e5")"
+[ "$rc" = 75 ] && grep -q "cannot query GPU 0" "$TMP/e5" || fail "two GPUs, no nvidia-smi: exit $rc: $(cat "$TMP/e5")"
 no_leftovers "GPU"
-echo "ok: MIG enabled refused (75); a distributed job refused (2)"
+echo "ok: MIG enabled refused (75); a distributed job's two GPUs checked on the remote host (75 here)"
 
 # ---- 6. the environment's failure and the command's ---------------------------------------------
 rc=0

@@ -70,16 +70,17 @@ static void test_quoting(void **state)
     strvec_clear(&argv);
 }
 
-/* A remote /dev with four GPUs; the job is given GPU 2 and sees nothing of the others. */
-static void test_probe_and_argv_fake_dev(void **state)
+/* A remote /dev of fake nodes, an nvidia-smi that answers for GPUs 2 and 3 only (first on
+ * PATH) and a remote temp dir, all in the scratch dir: dev and tmp name the two dirs. */
+static void make_fake_remote(const char *const *nodes, struct strbuf *dev, struct strbuf *tmp)
 {
-    (void)state;
-    static const char *const nodes[] = {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia0",
-                                        "nvidia1",   "nvidia2",    "nvidia3",          NULL};
-    struct strbuf dev = STRBUF_INIT, tmp = STRBUF_INIT, out = STRBUF_INIT, rel = STRBUF_INIT;
-    struct strvec argv = STRVEC_INIT, job_argv = STRVEC_INIT;
-    struct aka_ssh_remote r;
+    struct strbuf rel = STRBUF_INIT;
     struct aka_err err = AKA_ERR_INIT;
+    static const char *const dirs[] = {"fdev", "bin", "rtmp"};
+    for (size_t i = 0; i < 3; i++) { /* fresh for each test */
+        aka_path_join(&rel, aka_scratch_dir(), dirs[i]);
+        assert_int_equal(aka_remove_tree(rel.buf, &err), 0);
+    }
     mkdir_scratch("fdev");
     mkdir_scratch("bin");
     mkdir_scratch("rtmp");
@@ -88,20 +89,37 @@ static void test_probe_and_argv_fake_dev(void **state)
         strbuf_addf(&rel, "fdev/%s", nodes[i]);
         write_exec(rel.buf, "");
     }
-    /* nvidia-smi answers only for the index it is asked about. */
-    write_exec("bin/nvidia-smi", "#!/bin/sh\ncase \"$*\" in *'-i 2'*) echo "
-                                 "'GPU-0a1b2c3d-1111-2222-3333-444455556666, Disabled';; *) exit "
-                                 "6;; esac\n");
-    aka_path_join(&dev, aka_scratch_dir(), "fdev");
-    aka_path_join(&tmp, aka_scratch_dir(), "rtmp");
-    aka_ssh_probe_argv(2, dev.buf, tmp.buf, NULL, &argv);
+    write_exec("bin/nvidia-smi", "#!/bin/sh\ncase \"$*\" in\n"
+                                 "*'-i 2 '*) echo 'GPU-0a1b2c3d-1111-2222-3333-444455556666, "
+                                 "Disabled';;\n"
+                                 "*'-i 3 '*) echo 'GPU-0a1b2c3d-1111-2222-3333-777788889999, "
+                                 "Disabled';;\n"
+                                 "*) exit 6;; esac\n");
+    aka_path_join(dev, aka_scratch_dir(), "fdev");
+    aka_path_join(tmp, aka_scratch_dir(), "rtmp");
+    strbuf_release(&rel);
+}
+
+/* A remote /dev with four GPUs; the job is given GPU 2 and sees nothing of the others. */
+static void test_probe_and_argv_fake_dev(void **state)
+{
+    (void)state;
+    static const char *const nodes[] = {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia0",
+                                        "nvidia1",   "nvidia2",    "nvidia3",          NULL};
+    struct strbuf dev = STRBUF_INIT, tmp = STRBUF_INIT, out = STRBUF_INIT;
+    struct strvec argv = STRVEC_INIT, job_argv = STRVEC_INIT;
+    struct aka_ssh_remote r;
+    struct aka_err err = AKA_ERR_INIT;
+    make_fake_remote(nodes, &dev, &tmp);
+    aka_ssh_probe_argv((struct aka_ssh_gpus){2, 1}, dev.buf, tmp.buf, NULL, &argv);
     assert_int_equal(run_here(&argv, &out), 0);
 
     aka_ssh_remote_init(&r);
-    assert_int_equal(aka_ssh_probe_parse(out.buf, 2, NULL, &r, &err), 0);
+    assert_int_equal(aka_ssh_probe_parse(out.buf, (struct aka_ssh_gpus){2, 1}, NULL, &r, &err), 0);
     assert_non_null(strstr(r.dir.buf, "/rtmp/aka-ssh."));
     assert_true(aka_is_dir(r.dir.buf));
-    assert_string_equal(r.gpu_uuid.buf, "GPU-0a1b2c3d-1111-2222-3333-444455556666");
+    assert_int_equal(r.gpu_uuids.n, 1);
+    assert_string_equal(r.gpu_uuids.v[0], "GPU-0a1b2c3d-1111-2222-3333-444455556666");
     assert_int_equal(r.dev_nodes.n, 7);
 
     struct aka_sandbox_job job;
@@ -136,12 +154,12 @@ static void test_probe_and_argv_fake_dev(void **state)
     assert_int_equal(err.code, AKA_EXIT_ENV);
     assert_non_null(strstr(err.msg, "/dev/nvidia"));
 
-    /* Two GPUs (a distributed operator): refused, code 2. */
+    /* More GPUs than the indices left above --sandbox-ssh-gpu: refused, code 2. */
     strvec_clear(&job_argv);
-    job.gpu_count = 2;
+    job.gpu_count = AKA_SBX_MAX_GPUS - 1;
     assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), -1);
     assert_int_equal(err.code, AKA_EXIT_USAGE);
-    assert_non_null(strstr(err.msg, "world_size >= 2"));
+    assert_non_null(strstr(err.msg, "the highest index is 31"));
 
     aka_remove_tree(r.dir.buf, &err);
     aka_sandbox_job_release(&job);
@@ -152,15 +170,74 @@ static void test_probe_and_argv_fake_dev(void **state)
     strbuf_release(&dev);
     strbuf_release(&tmp);
     strbuf_release(&out);
-    strbuf_release(&rel);
 }
 
-static int parse_text(const char *text, int gpu, const struct strvec *specs, struct aka_err *err)
+/* A job of two GPUs from --sandbox-ssh-gpu 2 (a world_size 2 operator): GPUs 2 and 3, both
+ * by node and UUID, nothing of 0 and 1; without GPU 3's node it is the environment's (75). */
+static void test_two_gpus_fake_dev(void **state)
+{
+    (void)state;
+    static const char *const nodes[] = {"nvidiactl", "nvidia-uvm", "nvidia0", "nvidia1",
+                                        "nvidia2",   "nvidia3",    NULL};
+    struct strbuf dev = STRBUF_INIT, tmp = STRBUF_INIT, out = STRBUF_INIT, all = STRBUF_INIT;
+    struct strvec argv = STRVEC_INIT, job_argv = STRVEC_INIT;
+    struct aka_ssh_remote r;
+    struct aka_err err = AKA_ERR_INIT;
+    struct aka_ssh_gpus g = {2, 2};
+    make_fake_remote(nodes, &dev, &tmp);
+    aka_ssh_probe_argv(g, dev.buf, tmp.buf, NULL, &argv);
+    assert_int_equal(run_here(&argv, &out), 0);
+    aka_ssh_remote_init(&r);
+    assert_int_equal(aka_ssh_probe_parse(out.buf, g, NULL, &r, &err), 0);
+    assert_int_equal(r.gpu_uuids.n, 2);
+
+    struct aka_sandbox_job job;
+    struct aka_sandbox_ssh_opts o = {.target = "u@h", .gpu = 2};
+    aka_sandbox_job_init(&job, AKA_SBX_RUN);
+    job.gpu_count = 2;
+    strvec_push(&job.argv, "true");
+    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), 0);
+    for (size_t i = 0; i < job_argv.n; i++)
+        strbuf_addf(&all, "%s\n", job_argv.v[i]);
+    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia2\n/dev/nvidia2\n"));
+    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia3\n/dev/nvidia3\n"));
+    assert_null(strstr(all.buf, "nvidia0"));
+    assert_null(strstr(all.buf, "nvidia1"));
+    assert_non_null(strstr(all.buf, "CUDA_VISIBLE_DEVICES=GPU-0a1b2c3d-1111-2222-3333-444455556666,"
+                                    "GPU-0a1b2c3d-1111-2222-3333-777788889999\n"));
+
+    /* The asked GPU 4 does not answer: the probe says so (75), nothing else is assumed. */
+    strvec_clear(&argv);
+    strbuf_reset(&out);
+    aka_ssh_probe_argv((struct aka_ssh_gpus){3, 2}, dev.buf, tmp.buf, NULL, &argv);
+    assert_int_equal(run_here(&argv, &out), 0);
+    assert_non_null(strstr(out.buf, "gpufail 4 "));
+
+    strvec_clear(&job_argv);
+    strvec_clear(&r.dev_nodes);
+    strvec_pushv(&r.dev_nodes, (const char *const[]){"nvidiactl", "nvidia-uvm", "nvidia2", NULL});
+    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), -1);
+    assert_int_equal(err.code, AKA_EXIT_ENV);
+    assert_non_null(strstr(err.msg, "no /dev/nvidia3 (GPUs 2..3)"));
+
+    aka_remove_tree(r.dir.buf, &err);
+    aka_sandbox_job_release(&job);
+    aka_ssh_remote_release(&r);
+    strvec_clear(&argv);
+    strvec_clear(&job_argv);
+    strbuf_release(&all);
+    strbuf_release(&dev);
+    strbuf_release(&tmp);
+    strbuf_release(&out);
+}
+
+/* gpus: how many GPUs from index 0 the job asked about (0: none). */
+static int parse_text(const char *text, int gpus, const struct strvec *specs, struct aka_err *err)
 {
     struct aka_ssh_remote r;
     aka_ssh_remote_init(&r);
     aka_err_clear(err);
-    int rc = aka_ssh_probe_parse(text, gpu, specs, &r, err);
+    int rc = aka_ssh_probe_parse(text, (struct aka_ssh_gpus){0, gpus}, specs, &r, err);
     aka_ssh_remote_release(&r);
     return rc;
 }
@@ -171,20 +248,20 @@ static void test_parse_refusals(void **state)
     struct aka_err err = AKA_ERR_INIT;
     const char *head = "dir /t/aka-ssh.x\nid 1000 1000\nhome /h/u\n";
     struct strbuf text = STRBUF_INIT;
-    strbuf_addf(&text, "%sgpu GPU-ab12, Enabled\n", head);
-    assert_int_equal(parse_text(text.buf, 0, NULL, &err), -1);
+    strbuf_addf(&text, "%sgpu 0 GPU-ab12, Enabled\n", head);
+    assert_int_equal(parse_text(text.buf, 1, NULL, &err), -1);
     assert_int_equal(err.code, AKA_EXIT_ENV);
     assert_non_null(strstr(err.msg, "MIG enabled"));
     strbuf_reset(&text);
-    strbuf_addf(&text, "%sgpu GPU-ab12, [N/A]\n", head);
-    assert_int_equal(parse_text(text.buf, 0, NULL, &err), 0);
+    strbuf_addf(&text, "%sgpu 0 GPU-ab12, [N/A]\n", head);
+    assert_int_equal(parse_text(text.buf, 1, NULL, &err), 0);
     strbuf_reset(&text);
-    strbuf_addf(&text, "%sgpu MIG-ab12, Disabled\n", head);
-    assert_int_equal(parse_text(text.buf, 0, NULL, &err), -1);
+    strbuf_addf(&text, "%sgpu 0 MIG-ab12, Disabled\n", head);
+    assert_int_equal(parse_text(text.buf, 1, NULL, &err), -1);
     assert_int_equal(err.code, AKA_EXIT_ENV);
     strbuf_reset(&text);
     strbuf_addf(&text, "missing bwrap\n%s", head);
-    assert_int_equal(parse_text(text.buf, -1, NULL, &err), -1);
+    assert_int_equal(parse_text(text.buf, 0, NULL, &err), -1);
     assert_int_equal(err.code, AKA_EXIT_ENV);
     assert_non_null(strstr(err.msg, "lacks bwrap"));
 
@@ -196,13 +273,46 @@ static void test_parse_refusals(void **state)
     for (size_t i = 0; bad[i]; i++) {
         strbuf_reset(&text);
         strbuf_addf(&text, "%s%s", head, bad[i]);
-        assert_int_equal(parse_text(text.buf, -1, &specs, &err), -1);
+        assert_int_equal(parse_text(text.buf, 0, &specs, &err), -1);
         assert_int_equal(err.code, AKA_EXIT_USAGE);
     }
     strbuf_reset(&text);
     strbuf_addf(&text, "%sbind /data/real\n", head);
-    assert_int_equal(parse_text(text.buf, -1, &specs, &err), 0);
+    assert_int_equal(parse_text(text.buf, 0, &specs, &err), 0);
     strvec_clear(&specs);
+    strbuf_release(&text);
+}
+
+/* A job of two GPUs: each answer must be the next index asked about, every one answered. */
+static void test_parse_two_gpus(void **state)
+{
+    (void)state;
+    struct aka_err err = AKA_ERR_INIT;
+    static const struct {
+        const char *answer;
+        int rc;
+        const char *says;
+    } cases[] = {
+        {"gpu 0 GPU-aa, Disabled\ngpu 1 GPU-bb, Disabled\n", 0, NULL},
+        {"gpu 0 GPU-aa, Disabled\n", -1, "said nothing about GPU 1"},
+        {"gpu 1 GPU-bb, Disabled\ngpu 0 GPU-aa, Disabled\n", -1, "unexpected GPU line"},
+        {"gpu 0 GPU-aa, Disabled\ngpu 0 GPU-aa, Disabled\n", -1, "unexpected GPU line"},
+        {"gpu 0 GPU-aa, Disabled\ngpu 1 GPU-bb, Enabled\n", -1, "remote GPU 1 has MIG enabled"},
+        {"gpu 0 GPU-aa, Disabled\ngpufail 1 No devices were found\n", -1,
+         "cannot query GPU 1 No devices"},
+        {"gpu 0 GPU-aa, Disabled\ngpu 1 GPU-bb, Disabled\ngpu 2 GPU-cc, Disabled\n", -1,
+         "unexpected GPU line"},
+    };
+    struct strbuf text = STRBUF_INIT;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        strbuf_reset(&text);
+        strbuf_addf(&text, "dir /t/aka-ssh.x\nid 1000 1000\nhome /h/u\n%s", cases[i].answer);
+        assert_int_equal(parse_text(text.buf, 2, NULL, &err), cases[i].rc);
+        if (cases[i].says) {
+            assert_int_equal(err.code, AKA_EXIT_ENV);
+            assert_non_null(strstr(err.msg, cases[i].says));
+        }
+    }
     strbuf_release(&text);
 }
 
@@ -230,10 +340,9 @@ static void test_bind_specs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_quoting),
-        cmocka_unit_test(test_probe_and_argv_fake_dev),
-        cmocka_unit_test(test_parse_refusals),
-        cmocka_unit_test(test_bind_specs),
+        cmocka_unit_test(test_quoting),           cmocka_unit_test(test_probe_and_argv_fake_dev),
+        cmocka_unit_test(test_two_gpus_fake_dev), cmocka_unit_test(test_parse_refusals),
+        cmocka_unit_test(test_parse_two_gpus),    cmocka_unit_test(test_bind_specs),
     };
     return cmocka_run_group_tests(tests, aka_scratch_setup, aka_scratch_teardown);
 }
