@@ -70,20 +70,27 @@ static void test_quoting(void **state)
     strvec_clear(&argv);
 }
 
-/* A remote /dev of fake nodes, an nvidia-smi that answers for GPUs 2 and 3 only (first on
- * PATH) and a remote temp dir, all in the scratch dir: dev and tmp name the two dirs. */
-static void make_fake_remote(const char *const *nodes, struct strbuf *dev, struct strbuf *tmp)
+/* A remote host faked in the scratch dir: a /dev of fake nodes, an nvidia-smi (first on
+ * PATH) that answers for GPUs 2 and 3 only, a remote temp dir; the probe run against it
+ * for g and parsed into r; a job of g.n GPUs from index g.first and its argv in all. */
+struct fake_remote {
+    struct strbuf dev, tmp, out, all;
+    struct strvec argv, job_argv;
+    struct aka_ssh_remote r;
+    struct aka_sandbox_job job;
+    struct aka_sandbox_ssh_opts o;
+    struct aka_err err;
+};
+
+static void fake_remote_dirs(const char *const *nodes, struct fake_remote *f)
 {
     struct strbuf rel = STRBUF_INIT;
-    struct aka_err err = AKA_ERR_INIT;
     static const char *const dirs[] = {"fdev", "bin", "rtmp"};
     for (size_t i = 0; i < 3; i++) { /* fresh for each test */
         aka_path_join(&rel, aka_scratch_dir(), dirs[i]);
-        assert_int_equal(aka_remove_tree(rel.buf, &err), 0);
+        assert_int_equal(aka_remove_tree(rel.buf, &f->err), 0);
+        mkdir_scratch(dirs[i]);
     }
-    mkdir_scratch("fdev");
-    mkdir_scratch("bin");
-    mkdir_scratch("rtmp");
     for (size_t i = 0; nodes[i]; i++) {
         strbuf_reset(&rel);
         strbuf_addf(&rel, "fdev/%s", nodes[i]);
@@ -95,9 +102,52 @@ static void make_fake_remote(const char *const *nodes, struct strbuf *dev, struc
                                  "*'-i 3 '*) echo 'GPU-0a1b2c3d-1111-2222-3333-777788889999, "
                                  "Disabled';;\n"
                                  "*) exit 6;; esac\n");
-    aka_path_join(dev, aka_scratch_dir(), "fdev");
-    aka_path_join(tmp, aka_scratch_dir(), "rtmp");
+    aka_path_join(&f->dev, aka_scratch_dir(), "fdev");
+    aka_path_join(&f->tmp, aka_scratch_dir(), "rtmp");
     strbuf_release(&rel);
+}
+
+static void fake_remote_start(const char *const *nodes, struct aka_ssh_gpus g,
+                              struct fake_remote *f)
+{
+    memset(f, 0, sizeof(*f));
+    strbuf_init(&f->dev, 0);
+    strbuf_init(&f->tmp, 0);
+    strbuf_init(&f->out, 0);
+    strbuf_init(&f->all, 0);
+    fake_remote_dirs(nodes, f);
+    aka_ssh_probe_argv(g, f->dev.buf, f->tmp.buf, NULL, &f->argv);
+    assert_int_equal(run_here(&f->argv, &f->out), 0);
+    aka_ssh_remote_init(&f->r);
+    assert_int_equal(aka_ssh_probe_parse(f->out.buf, g, NULL, &f->r, &f->err), 0);
+    f->o = (struct aka_sandbox_ssh_opts){.target = "u@h", .gpu = g.first};
+    aka_sandbox_job_init(&f->job, AKA_SBX_RUN);
+    f->job.gpu_count = g.n;
+    strvec_push(&f->job.argv, "true");
+}
+
+/* The job's remote argv, one word a line in f->all; aka_ssh_job_argv's status. */
+static int fake_remote_argv(struct fake_remote *f)
+{
+    strvec_clear(&f->job_argv);
+    strbuf_reset(&f->all);
+    int rc = aka_ssh_job_argv(&f->job, &f->o, &f->r, &f->job_argv, &f->err);
+    for (size_t i = 0; i < f->job_argv.n; i++)
+        strbuf_addf(&f->all, "%s\n", f->job_argv.v[i]);
+    return rc;
+}
+
+static void fake_remote_release(struct fake_remote *f)
+{
+    aka_remove_tree(f->r.dir.buf, &f->err);
+    aka_sandbox_job_release(&f->job);
+    aka_ssh_remote_release(&f->r);
+    strvec_clear(&f->argv);
+    strvec_clear(&f->job_argv);
+    strbuf_release(&f->all);
+    strbuf_release(&f->dev);
+    strbuf_release(&f->tmp);
+    strbuf_release(&f->out);
 }
 
 /* A remote /dev with four GPUs; the job is given GPU 2 and sees nothing of the others. */
@@ -106,70 +156,45 @@ static void test_probe_and_argv_fake_dev(void **state)
     (void)state;
     static const char *const nodes[] = {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia0",
                                         "nvidia1",   "nvidia2",    "nvidia3",          NULL};
-    struct strbuf dev = STRBUF_INIT, tmp = STRBUF_INIT, out = STRBUF_INIT;
-    struct strvec argv = STRVEC_INIT, job_argv = STRVEC_INIT;
-    struct aka_ssh_remote r;
-    struct aka_err err = AKA_ERR_INIT;
-    make_fake_remote(nodes, &dev, &tmp);
-    aka_ssh_probe_argv((struct aka_ssh_gpus){2, 1}, dev.buf, tmp.buf, NULL, &argv);
-    assert_int_equal(run_here(&argv, &out), 0);
+    struct fake_remote f;
+    fake_remote_start(nodes, (struct aka_ssh_gpus){2, 1}, &f);
+    assert_non_null(strstr(f.r.dir.buf, "/rtmp/aka-ssh."));
+    assert_true(aka_is_dir(f.r.dir.buf));
+    assert_int_equal(f.r.gpu_uuids.n, 1);
+    assert_string_equal(f.r.gpu_uuids.v[0], "GPU-0a1b2c3d-1111-2222-3333-444455556666");
+    assert_int_equal(f.r.dev_nodes.n, 7);
 
-    aka_ssh_remote_init(&r);
-    assert_int_equal(aka_ssh_probe_parse(out.buf, (struct aka_ssh_gpus){2, 1}, NULL, &r, &err), 0);
-    assert_non_null(strstr(r.dir.buf, "/rtmp/aka-ssh."));
-    assert_true(aka_is_dir(r.dir.buf));
-    assert_int_equal(r.gpu_uuids.n, 1);
-    assert_string_equal(r.gpu_uuids.v[0], "GPU-0a1b2c3d-1111-2222-3333-444455556666");
-    assert_int_equal(r.dev_nodes.n, 7);
-
-    struct aka_sandbox_job job;
-    struct aka_sandbox_ssh_opts o = {.target = "u@h", .gpu = 2};
-    aka_sandbox_job_init(&job, AKA_SBX_RUN);
-    job.gpu_count = 1;
-    strvec_push(&job.argv, "true");
-    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), 0);
-    struct strbuf all = STRBUF_INIT;
-    for (size_t i = 0; i < job_argv.n; i++)
-        strbuf_addf(&all, "%s\n", job_argv.v[i]);
-    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia2\n/dev/nvidia2\n"));
-    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidiactl\n/dev/nvidiactl\n"));
-    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia-uvm\n/dev/nvidia-uvm\n"));
-    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia-uvm-tools\n"));
-    assert_null(strstr(all.buf, "nvidia0"));
-    assert_null(strstr(all.buf, "nvidia1"));
-    assert_null(strstr(all.buf, "nvidia3"));
-    assert_non_null(
-        strstr(all.buf, "CUDA_VISIBLE_DEVICES=GPU-0a1b2c3d-1111-2222-3333-444455556666\n"));
-    assert_non_null(strstr(all.buf, "env\n-i\n"));
-    assert_non_null(strstr(all.buf, "--unshare-all\n"));
-    assert_null(strstr(all.buf, "--share-net"));
-    assert_non_null(strstr(all.buf, "--ro-bind\n/usr\n/usr\n"));
-    assert_non_null(strstr(all.buf, "--remount-ro\n/\n"));
+    assert_int_equal(fake_remote_argv(&f), 0);
+    static const char *const has[] = {
+        "--dev-bind\n/dev/nvidia2\n/dev/nvidia2\n",
+        "--dev-bind\n/dev/nvidiactl\n/dev/nvidiactl\n",
+        "--dev-bind\n/dev/nvidia-uvm\n/dev/nvidia-uvm\n",
+        "--dev-bind\n/dev/nvidia-uvm-tools\n",
+        "CUDA_VISIBLE_DEVICES=GPU-0a1b2c3d-1111-2222-3333-444455556666\n",
+        "env\n-i\n",
+        "--unshare-all\n",
+        "--ro-bind\n/usr\n/usr\n",
+        "--remount-ro\n/\n",
+        NULL};
+    static const char *const hasnt[] = {"nvidia0", "nvidia1", "nvidia3", "--share-net", NULL};
+    for (size_t i = 0; has[i]; i++)
+        assert_non_null(strstr(f.all.buf, has[i]));
+    for (size_t i = 0; hasnt[i]; i++)
+        assert_null(strstr(f.all.buf, hasnt[i]));
 
     /* The same GPU without its own node on the host: the environment's (75). */
-    strvec_clear(&job_argv);
-    strvec_clear(&r.dev_nodes);
-    strvec_pushv(&r.dev_nodes, (const char *const[]){"nvidiactl", "nvidia0", NULL});
-    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), -1);
-    assert_int_equal(err.code, AKA_EXIT_ENV);
-    assert_non_null(strstr(err.msg, "/dev/nvidia"));
+    strvec_clear(&f.r.dev_nodes);
+    strvec_pushv(&f.r.dev_nodes, (const char *const[]){"nvidiactl", "nvidia0", NULL});
+    assert_int_equal(fake_remote_argv(&f), -1);
+    assert_int_equal(f.err.code, AKA_EXIT_ENV);
+    assert_non_null(strstr(f.err.msg, "/dev/nvidia"));
 
     /* More GPUs than the indices left above --sandbox-ssh-gpu: refused, code 2. */
-    strvec_clear(&job_argv);
-    job.gpu_count = AKA_SBX_MAX_GPUS - 1;
-    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), -1);
-    assert_int_equal(err.code, AKA_EXIT_USAGE);
-    assert_non_null(strstr(err.msg, "the highest index is 31"));
-
-    aka_remove_tree(r.dir.buf, &err);
-    aka_sandbox_job_release(&job);
-    aka_ssh_remote_release(&r);
-    strvec_clear(&argv);
-    strvec_clear(&job_argv);
-    strbuf_release(&all);
-    strbuf_release(&dev);
-    strbuf_release(&tmp);
-    strbuf_release(&out);
+    f.job.gpu_count = AKA_SBX_MAX_GPUS - 1;
+    assert_int_equal(fake_remote_argv(&f), -1);
+    assert_int_equal(f.err.code, AKA_EXIT_USAGE);
+    assert_non_null(strstr(f.err.msg, "the highest index is 31"));
+    fake_remote_release(&f);
 }
 
 /* A job of two GPUs from --sandbox-ssh-gpu 2 (a world_size 2 operator): GPUs 2 and 3, both
@@ -179,56 +204,30 @@ static void test_two_gpus_fake_dev(void **state)
     (void)state;
     static const char *const nodes[] = {"nvidiactl", "nvidia-uvm", "nvidia0", "nvidia1",
                                         "nvidia2",   "nvidia3",    NULL};
-    struct strbuf dev = STRBUF_INIT, tmp = STRBUF_INIT, out = STRBUF_INIT, all = STRBUF_INIT;
-    struct strvec argv = STRVEC_INIT, job_argv = STRVEC_INIT;
-    struct aka_ssh_remote r;
-    struct aka_err err = AKA_ERR_INIT;
-    struct aka_ssh_gpus g = {2, 2};
-    make_fake_remote(nodes, &dev, &tmp);
-    aka_ssh_probe_argv(g, dev.buf, tmp.buf, NULL, &argv);
-    assert_int_equal(run_here(&argv, &out), 0);
-    aka_ssh_remote_init(&r);
-    assert_int_equal(aka_ssh_probe_parse(out.buf, g, NULL, &r, &err), 0);
-    assert_int_equal(r.gpu_uuids.n, 2);
+    struct fake_remote f;
+    fake_remote_start(nodes, (struct aka_ssh_gpus){2, 2}, &f);
+    assert_int_equal(f.r.gpu_uuids.n, 2);
+    assert_int_equal(fake_remote_argv(&f), 0);
+    assert_non_null(strstr(f.all.buf, "--dev-bind\n/dev/nvidia2\n/dev/nvidia2\n"));
+    assert_non_null(strstr(f.all.buf, "--dev-bind\n/dev/nvidia3\n/dev/nvidia3\n"));
+    assert_null(strstr(f.all.buf, "nvidia0"));
+    assert_null(strstr(f.all.buf, "nvidia1"));
+    assert_non_null(strstr(f.all.buf, "CUDA_VISIBLE_DEVICES=GPU-0a1b2c3d-1111-2222-3333-"
+                                      "444455556666,GPU-0a1b2c3d-1111-2222-3333-777788889999\n"));
 
-    struct aka_sandbox_job job;
-    struct aka_sandbox_ssh_opts o = {.target = "u@h", .gpu = 2};
-    aka_sandbox_job_init(&job, AKA_SBX_RUN);
-    job.gpu_count = 2;
-    strvec_push(&job.argv, "true");
-    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), 0);
-    for (size_t i = 0; i < job_argv.n; i++)
-        strbuf_addf(&all, "%s\n", job_argv.v[i]);
-    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia2\n/dev/nvidia2\n"));
-    assert_non_null(strstr(all.buf, "--dev-bind\n/dev/nvidia3\n/dev/nvidia3\n"));
-    assert_null(strstr(all.buf, "nvidia0"));
-    assert_null(strstr(all.buf, "nvidia1"));
-    assert_non_null(strstr(all.buf, "CUDA_VISIBLE_DEVICES=GPU-0a1b2c3d-1111-2222-3333-444455556666,"
-                                    "GPU-0a1b2c3d-1111-2222-3333-777788889999\n"));
+    /* The asked GPU 4 does not answer: the probe says so, nothing else is assumed. */
+    strvec_clear(&f.argv);
+    strbuf_reset(&f.out);
+    aka_ssh_probe_argv((struct aka_ssh_gpus){3, 2}, f.dev.buf, f.tmp.buf, NULL, &f.argv);
+    assert_int_equal(run_here(&f.argv, &f.out), 0);
+    assert_non_null(strstr(f.out.buf, "gpufail 4 "));
 
-    /* The asked GPU 4 does not answer: the probe says so (75), nothing else is assumed. */
-    strvec_clear(&argv);
-    strbuf_reset(&out);
-    aka_ssh_probe_argv((struct aka_ssh_gpus){3, 2}, dev.buf, tmp.buf, NULL, &argv);
-    assert_int_equal(run_here(&argv, &out), 0);
-    assert_non_null(strstr(out.buf, "gpufail 4 "));
-
-    strvec_clear(&job_argv);
-    strvec_clear(&r.dev_nodes);
-    strvec_pushv(&r.dev_nodes, (const char *const[]){"nvidiactl", "nvidia-uvm", "nvidia2", NULL});
-    assert_int_equal(aka_ssh_job_argv(&job, &o, &r, &job_argv, &err), -1);
-    assert_int_equal(err.code, AKA_EXIT_ENV);
-    assert_non_null(strstr(err.msg, "no /dev/nvidia3 (GPUs 2..3)"));
-
-    aka_remove_tree(r.dir.buf, &err);
-    aka_sandbox_job_release(&job);
-    aka_ssh_remote_release(&r);
-    strvec_clear(&argv);
-    strvec_clear(&job_argv);
-    strbuf_release(&all);
-    strbuf_release(&dev);
-    strbuf_release(&tmp);
-    strbuf_release(&out);
+    strvec_clear(&f.r.dev_nodes);
+    strvec_pushv(&f.r.dev_nodes, (const char *const[]){"nvidiactl", "nvidia-uvm", "nvidia2", NULL});
+    assert_int_equal(fake_remote_argv(&f), -1);
+    assert_int_equal(f.err.code, AKA_EXIT_ENV);
+    assert_non_null(strstr(f.err.msg, "no /dev/nvidia3 (GPUs 2..3)"));
+    fake_remote_release(&f);
 }
 
 /* gpus: how many GPUs from index 0 the job asked about (0: none). */
