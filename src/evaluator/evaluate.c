@@ -718,7 +718,10 @@ static int native_build_status(const struct aka_eval_expect *x, const struct aka
     struct strbuf diag = STRBUF_INIT, first = STRBUF_INIT;
     int code = run->exit_code, rc = 0;
     if (code == 10 || code == 11) {
-        stage_output(run, "harness", &diag, &first);
+        /* One line (aka_err_report escapes newlines): what failed, then the compiler's
+         * first error, which names the file and line to look at. */
+        struct strbuf cause = STRBUF_INIT;
+        stage_output(run, "harness", &diag, &cause);
         last_line_with(run->err_text, run->err_len, "aka-native: ", &first);
         if (code == 10)
             rc = aka_err_set(err, AKA_EXIT_ENV, "the sandbox cannot build native kernels: %s",
@@ -726,8 +729,9 @@ static int native_build_status(const struct aka_eval_expect *x, const struct aka
         else
             rc = aka_err_set(err, AKA_EXIT_USAGE,
                              "%s (the operator's reference or aka's harness, not the "
-                             "candidate):\n%s",
-                             first.buf, diag.buf);
+                             "candidate); first error: %s",
+                             first.buf, cause.len ? cause.buf : "(the compiler said nothing)");
+        strbuf_release(&cause);
     } else {
         const char *stage = stages[code - 12];
         stage_output(run, stage, &diag, &first);
