@@ -26,14 +26,15 @@
 # ids, and the refusals (leaderboard, --agent-sandbox none, Atrex layout, no
 # agent_problem.json, a development case equal to a private shape, a changed
 # agent_problem.json on resume) are exit 2 with their reason.
-# Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
+# Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree), AKA_HOSTILE_KEEP
+# (optional: keep the temporary directory).
 set -euo pipefail
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
 SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
 command -v python3 >/dev/null || { echo "private_shapes: SKIP (no python3)"; exit 77; }
 "$AKA" sandbox run -- true >/dev/null 2>&1 || { echo "private_shapes: SKIP (no usable bwrap)"; exit 77; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-private.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+if [ -n "${AKA_HOSTILE_KEEP:-}" ]; then trap 'echo "kept $TMP"' EXIT; else trap 'rm -rf "$TMP"' EXIT; fi
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 jstr() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
@@ -158,7 +159,7 @@ capture() { jstr "python3 $FAKE/capture.py $CAPTURE $1"; }
 ARGS=(optimize --optimization-mode production --framework-baseline never --generalized
   --op-dir "$OP" --platform cpu --framework C --agent-cli claude
   --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --agent-writable-path "$FAKE"
-  --fast-episodes 0 --handoff-resumes 0)
+  --fast-episodes 0 --verify-repeats 4 --handoff-resumes 0)
 WS=$TMP/kernel_opt_vector_add_c_cpu_production
 export XDG_CACHE_HOME=$TMP/cache
 
