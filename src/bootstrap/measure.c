@@ -50,6 +50,7 @@ int aka_bootstrap_measure(const char *ws, const struct aka_campaign *c,
         .warmup = env->warmup,
         .timeout_s = env->timeout_s,
         .production_score = strcmp(c->mode, "production") == 0,
+        .generalized = c->generalized,
     };
     int rc = aka_evaluate(env->transport, &req, o, err);
     strbuf_release(&kernel);

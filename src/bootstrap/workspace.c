@@ -25,8 +25,14 @@ void aka_workspace_visible_inputs(const struct aka_operator *op, bool production
                                                     "agent_problem.json", NULL};
     static const char *const sol[] = {"definition.json", "reference.py", "workload.jsonl", NULL};
     if (op->layout == AKA_LAYOUT_NATIVE) {
+        struct strbuf p = STRBUF_INIT;
         strvec_push(out, "operator.json");
         strvec_push(out, op->native.reference_file);
+        /* The public problem of a generalized campaign (the public operator holds it). */
+        aka_path_join(&p, op->dir, AKA_AGENT_PROBLEM_FILE);
+        if (production && aka_is_file(p.buf))
+            strvec_push(out, AKA_AGENT_PROBLEM_FILE);
+        strbuf_release(&p);
         return;
     }
     const char *const *list = op->layout == AKA_LAYOUT_SOL ? sol

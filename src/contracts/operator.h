@@ -265,6 +265,19 @@ int aka_operator_production_us(const struct aka_operator *op, const char *sid, d
                                char *why, size_t n);
 bool aka_operator_has_production(const struct aka_operator *op);
 
+/*
+ * Generalized production (agent_problem.c): the public operator of a native operator, from
+ * <op->dir>/agent_problem.json (schema AKA_AGENT_PROBLEM_SCHEMA, docs/layouts.md). 0 with
+ * *public_operator (a new reference): operator.json with the file's development cases as
+ * its shapes. -1 with code 2 naming the file and the field: another layout (not built), no
+ * such file (the problem-authoring session is not built), a malformed file, a development
+ * case equal to a private shape.
+ */
+#define AKA_AGENT_PROBLEM_FILE   "agent_problem.json"
+#define AKA_AGENT_PROBLEM_SCHEMA "aka.agent_problem.v1"
+int aka_agent_problem_public(const struct aka_operator *op, json_t **public_operator,
+                             struct aka_err *err);
+
 /* The shape with this id, or NULL. */
 const struct aka_shape *aka_operator_find_shape(const struct aka_operator *op, const char *id);
 

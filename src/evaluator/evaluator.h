@@ -92,6 +92,10 @@ struct aka_eval_request {
      * "pattern"}]}. The harness runs one correctness case per probe case on the judge's
      * transformed inputs, compares by relative L2 error and times nothing. */
     const json_t *probes;
+    /* Generalized production (mask.c): the result comes back masked (opaque case-<n> ids,
+     * no private values) and the job's stderr is not kept. The supervisor's evaluations of a
+     * generalized campaign ask for it; the agent's own evaluate the public operator. */
+    bool generalized;
 };
 #define AKA_EVAL_PROFILE_EXPORT "profile.csv"
 
@@ -131,6 +135,19 @@ int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_re
  */
 int aka_eval_score_production(const struct aka_operator *op, struct aka_result *r,
                               struct aka_err *err);
+
+/*
+ * Masking for generalized production (mask.c). aka_eval_mask_id: "case-<n>", n the
+ * shape's 1-based position in op ("case-?" for an id op lacks). aka_eval_mask_text: text
+ * with every private id replaced by its label and every run of digits by '#'.
+ * aka_eval_mask_result: r in place — shape ids relabelled everywhere (latencies, CVs,
+ * diagnostics, probes, the extensions' keys and strings), failure texts replaced by a
+ * fixed line each, diagnostic and probe texts masked, error magnitudes of a failing
+ * result dropped, r->masked set.
+ */
+void aka_eval_mask_id(const struct aka_operator *op, const char *id, char *out, size_t n);
+void aka_eval_mask_text(const struct aka_operator *op, const char *text, struct strbuf *out);
+void aka_eval_mask_result(const struct aka_operator *op, struct aka_result *r);
 
 /* The result object as printed and recorded: the typed result plus "sandbox_isolation". */
 json_t *aka_eval_result_json(const struct aka_eval_outcome *o);

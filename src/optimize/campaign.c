@@ -12,6 +12,7 @@
  */
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/sha256.h"
 #include "bootstrap/bootstrap.h"
 #include "optimize/internal.h"
 
@@ -106,7 +107,69 @@ static void fill_campaign(struct aka_run *r, const struct aka_optimize_opts *o,
         .contract = &r->op.contract,
         .pins = &r->pins,
         .repo_root = repo_root,
+        .generalized = o->generalized,
+        .agent_problem_sha256 = r->agent_problem_sha256,
     };
+}
+
+/* Generalized production: the public problem must be valid before anything is written
+ * (code 2 naming the file and field), and its hash is pinned with the campaign. */
+static int check_problem(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_err *err)
+{
+    struct strbuf path = STRBUF_INIT;
+    json_t *pub = NULL;
+    if (!o->generalized)
+        return 0;
+    int rc = aka_agent_problem_public(&r->op, &pub, err);
+    aka_op_path(&r->op, AKA_AGENT_PROBLEM_FILE, &path);
+    if (rc == 0)
+        rc = aka_sha256_file(path.buf, r->agent_problem_sha256, err);
+    json_decref(pub);
+    strbuf_release(&path);
+    return rc;
+}
+
+/* One file of the snapshot into the public operator, when the snapshot has it. */
+static int public_copy(const char *snap, const char *dir, const char *rel, struct aka_err *err)
+{
+    struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+    aka_path_join(&from, snap, rel);
+    aka_path_join(&to, dir, rel);
+    int rc = aka_is_dir(from.buf)   ? aka_copy_tree(from.buf, to.buf, err)
+             : aka_exists(from.buf) ? aka_copy_file(from.buf, to.buf, err)
+                                    : 0;
+    strbuf_release(&from);
+    strbuf_release(&to);
+    return rc;
+}
+
+/*
+ * .aka/public_operator/: what a generalized campaign's agent may know of the operator,
+ * rewritten from the snapshot at every start (it is derived, never edited): the public
+ * operator.json, the reference, the seeds and agent_problem.json itself; then loaded,
+ * as the source of the workspace's visible inputs.
+ */
+static int write_public_operator(struct aka_run *r, struct aka_err *err)
+{
+    struct strbuf dir = STRBUF_INIT, p = STRBUF_INIT;
+    json_t *pub = NULL;
+    const struct aka_native *n = &r->op.native;
+    aka_ws_path(&dir, r->ws.buf, AKA_WS_PUBLIC_OPERATOR);
+    aka_path_join(&p, dir.buf, "operator.json");
+    int rc = aka_agent_problem_public(&r->op, &pub, err) < 0 || aka_remove_tree(dir.buf, err) < 0 ||
+                     aka_mkdir_p(dir.buf, 0755, err) < 0 ||
+                     aka_json_write_file(p.buf, pub, err) < 0 ||
+                     public_copy(r->op.dir, dir.buf, n->reference_file, err) < 0 ||
+                     public_copy(r->op.dir, dir.buf, AKA_AGENT_PROBLEM_FILE, err) < 0 ||
+                     (n->seeds_dir && public_copy(r->op.dir, dir.buf, n->seeds_dir, err) < 0)
+                 ? -1
+                 : 0;
+    if (rc == 0)
+        rc = aka_operator_load(dir.buf, &r->public_op, err);
+    json_decref(pub);
+    strbuf_release(&dir);
+    strbuf_release(&p);
+    return rc;
 }
 
 static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const char *repo_root,
@@ -116,7 +179,7 @@ static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const cha
         check_framework(&r->op, o->framework, err) < 0 ||
         aka_realpath(o->op_dir, &r->op_dir_abs, err) < 0 ||
         aka_runtime_pins_from_env(&r->pins, err) < 0 ||
-        aka_optimize_workspace_path(o, r->op.name, &r->ws, err) < 0)
+        aka_optimize_workspace_path(o, r->op.name, &r->ws, err) < 0 || check_problem(r, o, err) < 0)
         return -1;
     fill_campaign(r, o, repo_root);
     r->env = (struct aka_measure_env){
@@ -135,6 +198,7 @@ static void run_release(struct aka_run *r)
 {
     aka_lock_release(&r->lock);
     aka_operator_release(&r->op);
+    aka_operator_release(&r->public_op);
     aka_runtime_pins_release(&r->pins);
     strbuf_release(&r->ws);
     strbuf_release(&r->op_dir_abs);
@@ -161,6 +225,8 @@ static int pin_evidence(struct aka_run *r, const struct aka_optimize_opts *o, st
     }
     if (rc == 0)
         rc = check_framework(&r->op, o->framework, err);
+    if (rc == 0 && o->generalized)
+        rc = write_public_operator(r, err);
     if (rc == 0) {
         fill_campaign(r, o, r->env.repo_root);
         rc = aka_optimize_pin_plugins(r, err);
@@ -184,7 +250,9 @@ static int bootstrap(struct aka_run *r, const struct aka_optimize_opts *o, struc
     /* The workspace's source commit first (it needs no device), then the health probe
      * before anything is measured: a host without the device stops before V0 with the
      * operator's sources already committed. */
-    if (aka_workspace_materialize(r->ws.buf, &r->op, &r->camp, o->notes, err) < 0 ||
+    /* generalized: the agent's worktree gets the public operator's files, never the private */
+    const struct aka_operator *visible = o->generalized ? &r->public_op : &r->op;
+    if (aka_workspace_materialize(r->ws.buf, visible, &r->camp, o->notes, err) < 0 ||
         aka_env_preflight(r, o, err) < 0 || aka_env_marker_settle(r, err) < 0 ||
         aka_bootstrap_v0(r->ws.buf, &r->camp, &r->env, &v0, err) < 0)
         return -1;

@@ -91,9 +91,18 @@ static int review(struct aka_run *r, const struct aka_optimize_opts *o, struct a
                   const struct strbuf *source, struct aka_err *err)
 {
     const char *const deny[] = {r->ws.buf, r->camp.op_dir, NULL};
+    /* The operator's --agent-*-path binds, as for the episode's agent: a CLI whose runtime
+     * lives there must start as a reviewer too. */
+    struct strvec ro = STRVEC_INIT, rw = STRVEC_INIT;
+    for (size_t i = 0; i < o->agent_read_only_paths.n; i++)
+        strvec_push(&ro, o->agent_read_only_paths.v[i]);
+    for (size_t i = 0; i < o->agent_writable_paths.n; i++)
+        strvec_push(&rw, o->agent_writable_paths.v[i]);
     struct aka_agent_confinement c = {.mode = strcmp(o->agent_sandbox, "none") == 0
                                                   ? AKA_AGENT_SANDBOX_NONE
                                                   : AKA_AGENT_SANDBOX_BWRAP,
+                                      .read_only = (const char *const *)ro.v,
+                                      .writable = (const char *const *)rw.v,
                                       .deny = deny};
     struct aka_policy_review_request rq = {
         .workspace = r->ws.buf,
@@ -107,7 +116,10 @@ static int review(struct aka_run *r, const struct aka_optimize_opts *o, struct a
         .confine = &c};
     struct aka_policy_review_result res;
     aka_optimize_progress(r, "episode %ld: policy review of %.12s", ep->number, ep->candidate);
-    if (aka_policy_review(&rq, &res, err) < 0)
+    int rc = aka_policy_review(&rq, &res, err);
+    strvec_clear(&ro);
+    strvec_clear(&rw);
+    if (rc < 0)
         return -1;
     json_object_set_new(ep->policy, "reviewer",
                         json_pack("{s:s, s:s, s:s, s:b}", "outcome", res.outcome, "reason",

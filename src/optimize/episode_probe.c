@@ -133,6 +133,7 @@ static int run_probes(struct aka_run *r, const struct aka_optimize_opts *o, cons
         .warmup = -1,
         .timeout_s = o->verify_run_timeout,
         .probes = probes,
+        .generalized = r->camp.generalized,
     };
     if (rc == 0)
         rc = aka_evaluate(r->env.transport, &req, out, err);

@@ -126,6 +126,7 @@ static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o,
         .warmup = -1,
         .timeout_s = o->verify_run_timeout,
         .production_score = aka_optimize_is_production(o),
+        .generalized = r->camp.generalized,
     };
     int rc = aka_evaluate(r->env.transport, &req, out, err);
     strbuf_release(&op_dir);

@@ -6,6 +6,7 @@
 
 #include "agents/agents.h"
 #include "base/lock.h"
+#include "base/sha256.h"
 #include "bootstrap/bootstrap.h"
 #include "git/git.h"
 #include "optimize/optimize.h"
@@ -30,6 +31,10 @@ struct aka_run {
     struct strvec plugin_skills;            /* the pinned plugins' skill directories */
     struct strvec plugin_instructions;      /* their instruction files (absolute) */
     struct strvec plugin_instruction_names; /* "plugin/relative-path" of each */
+    /* generalized production: the original's agent_problem.json sha256 (pinned), and the
+     * public operator (.aka/public_operator/, loaded) the workspace's visible inputs come from */
+    char agent_problem_sha256[AKA_SHA256_HEX_LEN + 1];
+    struct aka_operator public_op;
 };
 
 /* Pin the wiki plugin set into campaign.json (first start) or verify it (resume: a changed,

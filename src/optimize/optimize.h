@@ -49,6 +49,7 @@ struct aka_optimize_opts {
     /* the agent sandbox (agents/agents.h) */
     const char *agent_sandbox;        /* bwrap | none */
     bool production_without_reviewer; /* production: the deterministic policy alone */
+    bool generalized; /* production: private shapes, the agent sees agent_problem.json only */
     struct strvec agent_read_only_paths, agent_writable_paths;
     bool help;
     bool given[AKA_OPT_MAX_FLAGS]; /* which flags appeared, indexed like the flag table */

@@ -232,6 +232,12 @@ static const struct aka_opt flags[] = {
      .kind = AKA_OPT_BOOL,
      .help = "production: promote on the deterministic source policy alone when no policy "
              "reviewer can run (the built-in agent has none); recorded in the campaign"},
+    {.name = "--generalized",
+     .off = OFF(generalized),
+     .kind = AKA_OPT_BOOL,
+     .help = "production: keep the evaluator's shapes private; the agent works on the public "
+             "problem of the operator's agent_problem.json and reads masked results only "
+             "(native operators; pinned in the campaign)"},
     {.name = "--workspace",
      .off = OFF(workspace),
      .kind = AKA_OPT_STR,

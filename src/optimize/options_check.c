@@ -118,10 +118,25 @@ static int check_required(const struct aka_optimize_opts *o, struct aka_err *err
     return 0;
 }
 
+/* Generalized production hides the exact shapes from the agent: a confined agent only, since
+ * an unconfined one could read the operator directory (docs/production.md). */
+static int check_generalized(const struct aka_optimize_opts *o, struct aka_err *err)
+{
+    if (!o->generalized)
+        return 0;
+    if (strcmp(o->optimization_mode, "production") != 0)
+        return usage(err, "--generalized: expected --optimization-mode production; got %s",
+                     o->optimization_mode);
+    if (strcmp(o->agent_sandbox, "none") == 0)
+        return usage(err, "--generalized: expected --agent-sandbox bwrap; got none (an "
+                          "unconfined agent could read the operator's private shapes)");
+    return 0;
+}
+
 int aka_optimize_opts_validate(struct aka_optimize_opts *o, struct aka_err *err)
 {
     if (check_required(o, err) < 0 || check_target(o, err) < 0 || check_transport(o, err) < 0 ||
-        check_allocation(o, err) < 0)
+        check_allocation(o, err) < 0 || check_generalized(o, err) < 0)
         return -1;
     return 0;
 }

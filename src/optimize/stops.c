@@ -129,6 +129,13 @@ static bool target_util_stop(struct aka_run *r, const struct aka_optimize_opts *
     struct aka_utilization u;
     if (o->target_util <= 0 || inc->version == s->util_checked)
         return false;
+    if (r->camp.generalized) { /* the roofline needs the private sizes (episode_record.c) */
+        if (!s->said_inactive)
+            aka_optimize_progress(r, "target-util: inactive for this campaign: its shapes are "
+                                     "private (generalized)");
+        s->said_inactive = true;
+        return false;
+    }
     s->util_checked = inc->version;
     if (!s->peaks_loaded)
         aka_hw_peaks_load(r->env.repo_root, r->ws.buf, o->platform, &s->peaks);

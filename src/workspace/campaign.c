@@ -38,7 +38,16 @@ static const char *const pinned_fields[] = {"schema",
                                             "contracts",
                                             "runtime_pins",
                                             "operator_snapshot",
+                                            "generalized",
+                                            "agent_problem_sha256",
                                             NULL};
+
+/* Written only when they apply: absent on both sides is equal (campaigns made before them). */
+static bool optional_field(const char *name)
+{
+    return strcmp(name, "policy_reviewer") == 0 || strcmp(name, "generalized") == 0 ||
+           strcmp(name, "agent_problem_sha256") == 0;
+}
 
 json_t *aka_campaign_to_json(const struct aka_campaign *c, struct aka_err *err)
 {
@@ -67,6 +76,10 @@ json_t *aka_campaign_to_json(const struct aka_campaign *c, struct aka_err *err)
     /* Production only: who reviews a candidate's source (episode_policy.c). */
     if (doc && c->policy_reviewer)
         json_object_set_new(doc, "policy_reviewer", json_string(c->policy_reviewer));
+    if (doc && c->generalized) {
+        json_object_set_new(doc, "generalized", json_true());
+        json_object_set_new(doc, "agent_problem_sha256", json_string(c->agent_problem_sha256));
+    }
     return doc;
 }
 
@@ -90,8 +103,7 @@ static int compare(const char *path, json_t *pinned, json_t *now, struct aka_err
         json_t *y = json_object_get(now, pinned_fields[i]);
         if (x && json_equal(x, y))
             continue;
-        /* Written only in production (policy_reviewer): absent on both sides is equal. */
-        if (!x && !y && strcmp(pinned_fields[i], "policy_reviewer") == 0)
+        if (!x && !y && optional_field(pinned_fields[i]))
             continue;
         render(x, &a);
         render(y, &b);
@@ -192,7 +204,7 @@ static int evidence_fields(const struct jctx *jc, struct aka_ws_campaign *c)
                      aka_ws_rel(AKA_WS_OPERATOR), snap);
     c->assets = assets;
     c->operator_snapshot = snap != NULL;
-    return 0;
+    return jget_bool(jc, c->doc, "", "generalized", false, &c->generalized);
 }
 
 static int parse(struct aka_ws_campaign *c, unsigned required, struct aka_err *err)

@@ -18,6 +18,7 @@ static const char *const ws_rel[AKA_WS_FILE_COUNT] = {
     [AKA_WS_EPISODES] = ".aka/episodes",
     [AKA_WS_OPERATOR] = ".aka/operator",
     [AKA_WS_OPERATOR_MANIFEST] = ".aka/operator.json",
+    [AKA_WS_PUBLIC_OPERATOR] = ".aka/public_operator",
     [AKA_WS_V1_DIR] = ".aka/v1",
     [AKA_WS_V1_GROUPS] = ".aka/v1/agent_groups.jsonl",
     [AKA_WS_PLAN_REVIEWERS] = ".aka/plan_reviewers.json",

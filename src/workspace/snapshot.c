@@ -180,6 +180,15 @@ int aka_ws_operator_snapshot(const char *ws, const char *original, struct strbuf
     return aka_ws_operator_verify(ws, dir, err);
 }
 
+int aka_ws_operator_snapshot_into(const char *ws, const char *original, struct aka_err *err)
+{
+    struct strbuf dir = STRBUF_INIT;
+    aka_ws_path(&dir, ws, AKA_WS_OPERATOR);
+    int rc = make_snapshot(ws, original, dir.buf, err);
+    strbuf_release(&dir);
+    return rc;
+}
+
 bool aka_ws_operator_unchanged(const char *ws, const char *original, struct strbuf *what)
 {
     struct aka_err err = AKA_ERR_INIT;

@@ -13,6 +13,11 @@
  * sandbox): the reviewer token ledger and the review captures, which the supervisor takes
  * back after the session (aka_ws_view_harvest). Nothing is ever read back from the view
  * but those two, and only as the agent's claims.
+ *
+ * In a generalized campaign the view's snapshot is the public operator (a snapshot of
+ * .aka/public_operator/ made for the view, with its own manifest): the private one never
+ * enters the view, and the agent's `aka eval` evaluates the public development cases,
+ * unmasked (the view's campaign.json does not say generalized: nothing there is private).
  */
 #include "base/fs.h"
 #include "base/json.h"
@@ -60,6 +65,8 @@ static int write_campaign(const char *ws, const char *view, bool original_reacha
     if (rc == 0) { /* a throwaway copy: written plainly, no fsync */
         if (!original_reachable)
             json_object_set_new(doc, "op_dir", json_string(op.buf));
+        json_object_del(doc, "generalized");
+        json_object_del(doc, "agent_problem_sha256");
         aka_json_dump_compact(doc, &text);
         rc = aka_write_file_plain(dst.buf, text.buf, text.len, 0644, err);
     }
@@ -97,11 +104,21 @@ int aka_ws_view_create(const char *ws, const char *view, bool original_reachable
                                               AKA_WS_MEMORY, AKA_WS_PLAN_REVIEWERS,
                                               AKA_WS_REVIEWER_TOKENS};
     struct strbuf p = STRBUF_INIT;
+    struct aka_ws_campaign camp;
     aka_ws_path(&p, view, AKA_WS_STATE_DIR);
     int rc = aka_remove_tree(view, err) < 0 ? -1 : aka_mkdir_p(p.buf, 0755, err);
     if (rc == 0)
+        rc = aka_ws_campaign_load(ws, 0, &camp, err);
+    bool generalized = rc == 0 && camp.generalized;
+    if (rc == 0)
+        aka_ws_campaign_release(&camp);
+    if (rc == 0)
         rc = write_campaign(ws, view, original_reachable, err);
-    for (size_t i = 0; rc == 0 && i < sizeof(copied) / sizeof(copied[0]); i++)
+    aka_ws_path(&p, ws, AKA_WS_PUBLIC_OPERATOR);
+    if (rc == 0 && generalized)
+        rc = aka_ws_operator_snapshot_into(view, p.buf, err);
+    /* generalized: the private snapshot and its manifest (the first two) stay out */
+    for (size_t i = generalized ? 2 : 0; rc == 0 && i < sizeof(copied) / sizeof(copied[0]); i++)
         rc = copy_rel(ws, view, aka_ws_rel(copied[i]), err);
     if (rc == 0)
         rc = copy_rel(ws, view, PLUGINS_DIR, err);

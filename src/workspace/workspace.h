@@ -50,6 +50,7 @@ enum aka_ws_file {
     AKA_WS_EPISODES,             /* .aka/episodes: one e<NNNN> directory per episode */
     AKA_WS_OPERATOR,             /* .aka/operator: the operator snapshot */
     AKA_WS_OPERATOR_MANIFEST,    /* .aka/operator.json: sha256 of every snapshot file */
+    AKA_WS_PUBLIC_OPERATOR,      /* .aka/public_operator: generalized mode's public operator */
     AKA_WS_V1_DIR,               /* .aka/v1: the V1 session's copies */
     AKA_WS_V1_GROUPS,            /* .aka/v1/agent_groups.jsonl */
     AKA_WS_PLAN_REVIEWERS,       /* .aka/plan_reviewers.json */
@@ -148,6 +149,11 @@ struct aka_campaign {
     const struct aka_runtime_pins *pins;
     const char *repo_root; /* the asset tree whose runtime/ is pinned (content, not path) */
     const json_t *plugins; /* the wiki plugin set's pin (wiki.h aka_wiki_pin), or NULL */
+    /* Generalized production (docs/production.md): the agent works on the public operator
+     * (AKA_WS_PUBLIC_OPERATOR) and every supervisor evaluation is masked; pinned with the
+     * sha256 of the original's agent_problem.json, so a resume refuses a changed problem. */
+    bool generalized;
+    const char *agent_problem_sha256; /* 64 hex when generalized */
 };
 
 /* The document written to .aka/campaign.json, the asset pin included. NULL with err when
@@ -186,6 +192,7 @@ struct aka_ws_campaign {
     const char *agent_sandbox; /* bwrap | none; absent in campaigns older than the agent sandbox */
     json_t *assets;            /* {"runtime/...": sha256} pinned at creation, or NULL */
     bool operator_snapshot;    /* the campaign evaluates .aka/operator/ (its manifest required) */
+    bool generalized;          /* "generalized": true (absent: false) */
 };
 
 /*
@@ -211,6 +218,9 @@ int aka_ws_operator_snapshot(const char *ws, const char *original, struct strbuf
                              struct aka_err *err);
 /* The snapshot verified against its manifest (code 2 naming the file); dir: its path. */
 int aka_ws_operator_verify(const char *ws, struct strbuf *dir, struct aka_err *err);
+/* A snapshot of the directory `original` made into <ws>/.aka/operator with its manifest,
+ * whatever is there: for a view, whose snapshot is the public operator (generalized). */
+int aka_ws_operator_snapshot_into(const char *ws, const char *original, struct aka_err *err);
 /* Whether the original operator directory still holds what the snapshot holds: false with
  * one line naming the first difference in what ("reference.c differs from the V0
  * snapshot"). Never an error: a changed original is reported, never used. */
