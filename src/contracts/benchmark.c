@@ -128,6 +128,15 @@ static int check_required_gpus(const struct jctx *c, json_t *meta, int world)
     return 0;
 }
 
+/* The metadata file as the reason names it: its name only. The reason is pinned in
+ * campaign.json and compared on every start, and a directory in it would make a workspace
+ * that was moved or copied (tests copy one campaign per case) a different campaign. */
+static const char *file_name(const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    return slash ? slash + 1 : file;
+}
+
 static int parse_distributed(const struct jctx *c, json_t *meta, json_t *dist,
                              struct aka_benchmark_contract *out)
 {
@@ -149,7 +158,7 @@ static int parse_distributed(const struct jctx *c, json_t *meta, json_t *dist,
     snprintf(out->reason, sizeof(out->reason),
              "%s declares " DIST_PATH " torchrun/nccl with world_size %d: "
              "%d GPUs, source-policy inspection off",
-             c->file, world, world);
+             file_name(c->file), world, world);
     return 0;
 }
 
@@ -175,7 +184,7 @@ static int benchmark_contract_from_json_impl(const char *file, json_t *metadata,
     dist = bc ? field(bc, "distributed_evaluation") : NULL;
     if (dist)
         return parse_distributed(&c, metadata, dist, out);
-    snprintf(why, sizeof(why), "%s has no " DIST_PATH, file);
+    snprintf(why, sizeof(why), "%s has no " DIST_PATH, file_name(file));
     set_single(out, why);
     return 0;
 }

@@ -576,8 +576,12 @@ static int check_timing(const struct jctx *c, const struct aka_timing *t)
         return jfail(c, "timing.method", "expected a non-empty string; got nothing");
     if (t->warmup < 0)
         return jfail(c, "timing.warmup", "expected an integer >= 0; got %lld", t->warmup);
-    if (t->reps < 1)
-        return jfail(c, "timing.reps", "expected an integer >= 1; got %lld", t->reps);
+    /* Nothing timed (method "none": a probe run's --timed-runs=0, or every shape failed)
+     * legitimately has no repetitions; every real method has at least one. */
+    bool untimed = strcmp(t->method, "none") == 0;
+    if (t->reps < (untimed ? 0 : 1))
+        return jfail(c, "timing.reps", "expected an integer >= %d (method \"%s\"); got %lld",
+                     untimed ? 0 : 1, t->method, t->reps);
     if (t->time_budget_ms < 0)
         return jfail(c, "timing.time_budget_ms", "expected an integer >= 0; got %lld",
                      t->time_budget_ms);

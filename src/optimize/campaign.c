@@ -172,6 +172,20 @@ static int write_public_operator(struct aka_run *r, struct aka_err *err)
     return rc;
 }
 
+/* At a campaign's first start (no campaign.json) the original operator must qualify for
+ * the CPU stand-in before anything is created; later the snapshot alone decides
+ * (pin_evidence), so nothing written into the original since — an agent's metadata.json
+ * among them — can stop or change the campaign. */
+static int first_start_check(struct aka_run *r, const struct aka_optimize_opts *o,
+                             struct aka_err *err)
+{
+    struct strbuf camp = STRBUF_INIT;
+    aka_ws_path(&camp, r->ws.buf, AKA_WS_CAMPAIGN);
+    bool first = !aka_exists(camp.buf);
+    strbuf_release(&camp);
+    return first ? aka_cpu_stand_in_check(o, &r->op, "the operator", err) : 0;
+}
+
 static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const char *repo_root,
                  struct aka_err *err)
 {
@@ -179,7 +193,8 @@ static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const cha
         check_framework(&r->op, o->framework, err) < 0 ||
         aka_realpath(o->op_dir, &r->op_dir_abs, err) < 0 ||
         aka_runtime_pins_from_env(&r->pins, err) < 0 ||
-        aka_optimize_workspace_path(o, r->op.name, &r->ws, err) < 0 || check_problem(r, o, err) < 0)
+        aka_optimize_workspace_path(o, r->op.name, &r->ws, err) < 0 ||
+        check_problem(r, o, err) < 0 || first_start_check(r, o, err) < 0)
         return -1;
     fill_campaign(r, o, repo_root);
     r->env = (struct aka_measure_env){
@@ -225,6 +240,8 @@ static int pin_evidence(struct aka_run *r, const struct aka_optimize_opts *o, st
     }
     if (rc == 0)
         rc = check_framework(&r->op, o->framework, err);
+    if (rc == 0) /* the snapshot's contract is the one the campaign runs on */
+        rc = aka_cpu_stand_in_check(o, &r->op, "the campaign's snapshot", err);
     if (rc == 0 && o->generalized)
         rc = write_public_operator(r, err);
     if (rc == 0) {

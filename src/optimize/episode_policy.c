@@ -140,9 +140,17 @@ int aka_episode_policy(struct aka_run *r, const struct aka_optimize_opts *o, str
     json_decref(ep->policy);
     ep->policy = json_object();
     if (!r->op.contract.source_policy_inspection) { /* the distributed exception */
+        /* Both skips are recorded with the pinned contract's reason, so a reader of the
+         * record sees why an unreviewed candidate could be promoted; the record's typed
+         * "exception" entry (episode_record.c) says what stayed enforced. */
         json_object_set_new(ep->policy, "source",
                             json_pack("{s:s, s:s}", "skipped", "distributed exception", "reason",
                                       r->op.contract.reason));
+        json_object_set_new(
+            ep->policy, "reviewer",
+            json_pack("{s:s, s:s}", "outcome", "skipped", "reason", r->op.contract.reason));
+        aka_optimize_progress(r, "episode %ld: source policy and reviewer skipped (%s)", ep->number,
+                              r->op.contract.reason);
         return 0;
     }
     int rc = deterministic(r, ep, &source, err);

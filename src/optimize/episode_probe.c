@@ -143,6 +143,17 @@ static int run_probes(struct aka_run *r, const struct aka_optimize_opts *o, cons
     return rc;
 }
 
+/* The judge's own account of each probe (id, status, metric, value, threshold), as its
+ * result line gave it: the record shows what was measured, not only the verdict. */
+static json_t *judge_probes(const struct aka_result *res)
+{
+    json_t *all = aka_result_to_json(res);
+    json_t *p = json_object_get(all, "probes");
+    json_t *out = json_is_array(p) ? json_incref(p) : json_array();
+    json_decref(all);
+    return out;
+}
+
 static void reject(struct aka_episode *ep, const struct aka_eval_outcome *out)
 {
     const char *why = out->result.failures.n ? out->result.failures.v[0] : "no result";
@@ -179,9 +190,10 @@ int aka_episode_probe(struct aka_run *r, const struct aka_optimize_opts *o, stru
         rc = run_probes(r, o, kernel.buf, json_object_get(ep->probes, "plan"), &out, err);
     if (rc == 0) {
         json_object_set_new(ep->probes, "result",
-                            json_pack("{s:b, s:s, s:o}", "passed", out.result.all_pass, "eval_id",
-                                      out.eval_id, "failures",
-                                      aka_json_string_array(&out.result.failures)));
+                            json_pack("{s:b, s:s, s:o, s:o}", "passed", out.result.all_pass,
+                                      "eval_id", out.eval_id, "failures",
+                                      aka_json_string_array(&out.result.failures), "probes",
+                                      judge_probes(&out.result)));
         if (!out.result.all_pass)
             reject(ep, &out);
         ep->phase = "probed";

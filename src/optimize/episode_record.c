@@ -151,8 +151,14 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
      * incumbent's, whose gate and probes it must not seem to carry. */
     json_object_del(doc, "policy");
     json_object_del(doc, "probes");
+    json_object_del(doc, "exception");
     if (ep->policy) /* what the source gate decided */
         json_object_set_new(doc, "policy", json_incref(ep->policy));
+    if (ep->policy && !r->op.contract.source_policy_inspection) /* why it skipped inspection */
+        json_object_set_new(
+            doc, "exception",
+            aka_distributed_exception_json(
+                &r->op.contract, aka_cpu_stand_in(r->camp.platform, r->camp.cuda_arch, &r->op)));
     if (ep->probes) /* the numerical probes' plan and result */
         json_object_set_new(doc, "probes", json_incref(ep->probes));
     learned(ep, doc);

@@ -182,6 +182,18 @@ int aka_episode_policy(struct aka_run *r, const struct aka_optimize_opts *o, str
 /* Who reviews a production candidate's source: "agent", "waived" or "none" (campaign.json);
  * NULL in leaderboard mode. */
 const char *aka_episode_policy_reviewer(const struct aka_optimize_opts *o);
+
+/* The CPU stand-in of a distributed operator (cpu_stand_in.c): a Python-layout operator on
+ * --platform cpu, its ranks on Gloo. */
+bool aka_cpu_stand_in(const char *platform, const char *arch, const struct aka_operator *op);
+/* 0 unless the campaign is a CPU stand-in whose operator (which: "the operator", "the
+ * campaign's snapshot") lacks a valid distributed contract or whose framework is not
+ * PyTorch: then -1, code 2, the operator and the contract named. */
+int aka_cpu_stand_in_check(const struct aka_optimize_opts *o, const struct aka_operator *op,
+                           const char *which, struct aka_err *err);
+/* The record's typed entry for the distributed exception: {kind: "distributed", world_size,
+ * launcher, backend, ranks_backend, reason, skipped: [...], enforced: [...]}. */
+json_t *aka_distributed_exception_json(const struct aka_benchmark_contract *c, bool stand_in);
 /* After the session: a candidate is assessed, then verified (phase "verifying") and, in
  * production, probed (phases "probing", "probed"). */
 int aka_episode_assess(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,

@@ -18,8 +18,8 @@
 static const char *const modes[] = {"leaderboard", "production", NULL};
 static const char *const agents[] = {"claude", "qodercli", "codex", "pi", "builtin", NULL};
 static const char *const baselines[] = {"auto", "always", "never", NULL};
-static const char *const frameworks[] = {"Triton", "Gluon",    "CuteDSL", "Cuda",
-                                         "FlyDSL", "TileLang", "C",       NULL};
+static const char *const frameworks[] = {"Triton",   "Gluon", "CuteDSL", "Cuda", "FlyDSL",
+                                         "TileLang", "C",     "PyTorch", NULL};
 static const char *const isolations[] = {"bwrap", "none", NULL};
 
 #define OFF(f) offsetof(struct aka_optimize_opts, f)
@@ -45,7 +45,9 @@ static const struct aka_opt flags[] = {
      .def = "",
      .nocase = true,
      .metavar = "F",
-     .help = "kernel framework; empty: one child campaign per framework the vendor supports"},
+     .help = "kernel framework; empty: one child campaign per framework the vendor supports; "
+             "PyTorch only with --platform cpu, as the stand-in of a distributed operator "
+             "(docs/platforms.md)"},
     {.name = "--agent-cli",
      .off = OFF(agent_cli),
      .kind = AKA_OPT_CHOICE,

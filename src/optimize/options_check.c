@@ -84,8 +84,18 @@ static int check_target(const struct aka_optimize_opts *o, struct aka_err *err)
     if (aka_platform_parse(o->platform, o->arch, &p, err) < 0)
         return -1;
     const char *fw = o->framework;
-    if (p.vendor == AKA_VENDOR_CPU && *fw && strcmp(fw, "C") != 0)
-        return usage(err, "--framework %s: --platform cpu runs only C kernels", fw);
+    /* PyTorch on the CPU: only the stand-in of a distributed operator, which the campaign
+     * checks once the operator is loaded (cpu_stand_in.c). */
+    if (p.vendor == AKA_VENDOR_CPU && *fw && strcmp(fw, "C") != 0 && strcmp(fw, "PyTorch") != 0)
+        return usage(err,
+                     "--framework %s: --platform cpu runs C kernels (and PyTorch for the stand-in "
+                     "of a distributed operator)",
+                     fw);
+    if (p.vendor != AKA_VENDOR_CPU && strcmp(fw, "PyTorch") == 0)
+        return usage(err,
+                     "--framework PyTorch: only with --platform cpu, as the stand-in of a "
+                     "distributed operator (docs/platforms.md); got --platform %s",
+                     o->platform);
     if (p.vendor != AKA_VENDOR_CPU && strcmp(fw, "C") == 0)
         return usage(err, "--framework C: C kernels run on --platform cpu; got --platform %s",
                      o->platform);

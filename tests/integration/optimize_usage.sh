@@ -43,6 +43,21 @@ expect_usage wrong-framework-for-layout "--framework" --op-dir "$OP" --platform 
     --framework Triton --agent-cli builtin --workspace "$TMP/ws"
 expect_usage no-such-op-dir --op-dir --op-dir "$TMP/none" --platform cpu --framework C \
     --agent-cli builtin --workspace "$TMP/ws"
+# PyTorch kernels only on the CPU stand-in of a distributed operator (docs/platforms.md):
+# not on a GPU platform, not for a single-GPU Python operator; other Python frameworks
+# not on the CPU at all.
+OPS=$SRC/examples/ops
+expect_usage pytorch-on-gpu "--framework PyTorch: only with --platform cpu" --op-dir \
+    "$OPS/allreduce_sum" --platform nvidia/h200 --framework PyTorch --agent-cli builtin \
+    --workspace "$TMP/ws"
+expect_usage triton-on-cpu "--framework Triton: --platform cpu runs C kernels" --op-dir \
+    "$OPS/allreduce_sum" --platform cpu --framework Triton --agent-cli builtin --workspace "$TMP/ws"
+expect_usage stand-in-single-gpu \
+    "rmsnorm, layout atrex): metadata.json: benchmark_contract.distributed_evaluation: expected" \
+    --op-dir "$OPS/rmsnorm" --platform cpu --framework PyTorch --agent-cli builtin \
+    --workspace "$TMP/ws"
+expect_usage stand-in-native-op "native operator whose kernels are C" --op-dir "$OP" \
+    --platform cpu --framework PyTorch --agent-cli builtin --workspace "$TMP/ws"
 # --workspace naming an existing regular file: refused before anything is written.
 echo "not a directory" >"$TMP/wsfile"
 expect_usage workspace-is-a-file "--workspace $TMP/wsfile: not a directory" --op-dir "$OP" \

@@ -10,6 +10,9 @@
 # restored from $OP_PRISTINE before each case.
 #
 #   setup_hostile             TMP, ISO, OP, HOME_TREE, kernels, finish.sh, base campaign
+#   hostile_common            the same without the operator and its campaign (a script with
+#                             its own operator: OP_PRISTINE, FRAMEWORK, KERNEL, WS_BASE),
+#                             then base_campaign
 #   new_case NAME             WS (and PARENT) of a fresh copy of the base campaign
 #   attack NAME SCRIPT        $TMP/NAME.sh holding SCRIPT, for a scenario's {"sh": ...}
 #   episode ACTIONS FLAGS...  one `aka optimize --max-iters <next>`; exit status in $RC,
@@ -30,10 +33,33 @@
 # Environment: AKA_BIN, AKA_SOURCE_DIR, AKA_HOSTILE_CASES and AKA_HOSTILE_KEEP (optional).
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# What episode and no_promotion run on: vector_add's C kernel unless a script that brings
+# its own operator (distributed_exception.sh) says otherwise before calling them.
+FRAMEWORK=${FRAMEWORK:-C}
+KERNEL=${KERNEL:-kernel.c}
 ok() { echo "ok: $*"; }
 jstr() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
 
 setup_hostile() {
+  hostile_common
+  . "$SRC/tests/lib/campaign_fixture.sh"
+  slow_vector_add "$SRC" "$OP_PRISTINE"
+  cp -r "$OP_PRISTINE" "$OP"
+  FAST_KERNEL=$(cat "$OP/seeds/C/kernel.c")
+  WRONG_KERNEL=${FAST_KERNEL//x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]}
+  MINUS_KERNEL=${WRONG_KERNEL//x\[i\] + y\[i\]/x[i] - y[i]} # x - y everywhere, tail included
+  # 48 volatile stores per element: far slower than V0 (the slow reference, six), so that
+  # "slower" survives a loaded machine's noise in the reference's latency, which the
+  # score divides by (12 once measured +12.6% by score, -39.5% by latency, at load ~3).
+  SLOW_KERNEL=${FAST_KERNEL//z\[i + u\] = /for (int rep = 0; rep < 48; rep++) ((volatile float *)z)[i + u] = }
+  [ "$WRONG_KERNEL" != "$FAST_KERNEL" ] && [ "$MINUS_KERNEL" != "$WRONG_KERNEL" ] &&
+    [ "$SLOW_KERNEL" != "$FAST_KERNEL" ] || fail "could not derive the kernels from the seed"
+  base_campaign
+}
+
+# Everything but the operator: TMP (removed on exit), ISO, OP and OP_PRISTINE (paths only),
+# the asset tree, finish.sh and the scenario's building blocks.
+hostile_common() {
   AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
   SRC=${AKA_SOURCE_DIR:?AKA_SOURCE_DIR must name the source tree}
   TMP=$(mktemp -d "${TMPDIR:-/tmp}/aka-hostile.XXXXXX")
@@ -44,25 +70,13 @@ setup_hostile() {
   fi
   ISO=bwrap
   "$AKA" sandbox run -- true >/dev/null 2>&1 || ISO=none
-  . "$SRC/tests/lib/campaign_fixture.sh"
   OP=$TMP/op
   OP_PRISTINE=$TMP/op.pristine
-  slow_vector_add "$SRC" "$OP_PRISTINE"
-  cp -r "$OP_PRISTINE" "$OP"
   HOME_TREE=$TMP/home
   HOME_PRISTINE=$TMP/home.pristine
   mkdir -p "$HOME_PRISTINE" && cp -r "$SRC/runtime" "$HOME_PRISTINE/runtime"
   cp -r "$HOME_PRISTINE" "$HOME_TREE"
   export ATREX_AKA_HOME=$HOME_TREE
-  FAST_KERNEL=$(cat "$OP/seeds/C/kernel.c")
-  WRONG_KERNEL=${FAST_KERNEL//x\[i + u\] + y\[i + u\]/x[i + u] - y[i + u]}
-  MINUS_KERNEL=${WRONG_KERNEL//x\[i\] + y\[i\]/x[i] - y[i]} # x - y everywhere, tail included
-  # 48 volatile stores per element: far slower than V0 (the slow reference, six), so that
-  # "slower" survives a loaded machine's noise in the reference's latency, which the
-  # score divides by (12 once measured +12.6% by score, -39.5% by latency, at load ~3).
-  SLOW_KERNEL=${FAST_KERNEL//z\[i + u\] = /for (int rep = 0; rep < 48; rep++) ((volatile float *)z)[i + u] = }
-  [ "$WRONG_KERNEL" != "$FAST_KERNEL" ] && [ "$MINUS_KERNEL" != "$WRONG_KERNEL" ] &&
-    [ "$SLOW_KERNEL" != "$FAST_KERNEL" ] || fail "could not derive the kernels from the seed"
   USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
   cat >"$TMP/finish.sh" <<'SH'
 #!/bin/bash
@@ -80,17 +94,21 @@ aka handoff --status "$state" "${commit[@]}"
 SH
   FINISH='{"sh":"bash '"$TMP"'/finish.sh candidate_ready"}'
   EVAL='{"sh":"aka eval >/dev/null 2>&1 || true"}'
-  COMMIT='{"commit":"candidate","paths":["kernel.c"]}'
+  COMMIT='{"commit":"candidate","paths":["'"$KERNEL"'"]}'
   MODE_FLAGS=() WS_SUFFIX=
   if [ "${HOSTILE_MODE:-leaderboard}" = production ]; then
     MODE_FLAGS=(--optimization-mode production --framework-baseline never)
     WS_SUFFIX=_production
   fi
+}
+
+# V0 of the base campaign in $TMP/base, on $OP with $FRAMEWORK.
+base_campaign() {
   mkdir -p "$TMP/base"
-  AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize "${MODE_FLAGS[@]}" --op-dir "$OP" --platform cpu --framework C \
-    --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP/base" \
-    --sandbox-isolation "$ISO" --agent-sandbox none --max-iters 0 >"$TMP/out" 2>"$TMP/err" ||
-    { cat "$TMP/err" >&2; fail "V0 of the base campaign"; }
+  AKA_FAKE_SCENARIO=/dev/null "$AKA" optimize "${MODE_FLAGS[@]}" --op-dir "$OP" --platform cpu \
+    --framework "$FRAMEWORK" --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" \
+    --workspace "$TMP/base" --sandbox-isolation "$ISO" --agent-sandbox none --max-iters 0 \
+    >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "V0 of the base campaign"; }
 }
 
 new_case() {
@@ -99,7 +117,7 @@ new_case() {
   cp -a "$TMP/base" "$PARENT"
   cp -r "$OP_PRISTINE" "$OP"
   cp -r "$HOME_PRISTINE" "$HOME_TREE"
-  WS=$PARENT/kernel_opt_vector_add_c_cpu$WS_SUFFIX
+  WS=$PARENT/${WS_BASE:-kernel_opt_vector_add_c_cpu}$WS_SUFFIX
   V0_HEAD=$(git -C "$WS" rev-parse HEAD)
 }
 
@@ -117,7 +135,7 @@ episode() {
   local next=$(($(git -C "$WS" ls-tree --name-only HEAD memory/ | grep -c '^memory/v[0-9]*\.json$')))
   RC=0
   AKA_FAKE_SCENARIO="$TMP/scenario.json" AKA_FAKE_LOG="$TMP/fake.log" AKA_FAKE_STATE="$TMP" \
-    "$AKA" optimize "${MODE_FLAGS[@]}" --op-dir "$OP" --platform cpu --framework C \
+    "$AKA" optimize "${MODE_FLAGS[@]}" --op-dir "$OP" --platform cpu --framework "$FRAMEWORK" \
     --agent-cli claude --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$PARENT" \
     --sandbox-isolation "$ISO" --agent-sandbox none --max-iters "$next" --fast-trials 1 \
     --fast-episodes 5 --handoff-resumes 0 "$@" >"$TMP/out" 2>"$TMP/err" || RC=$?
@@ -125,8 +143,8 @@ episode() {
 
 no_promotion() {
   local kernel0 kernel
-  kernel0=$(git -C "$WS" rev-parse "$V0_HEAD:kernel.c")
-  kernel=$(git -C "$WS" rev-parse "HEAD:kernel.c")
+  kernel0=$(git -C "$WS" rev-parse "$V0_HEAD:$KERNEL")
+  kernel=$(git -C "$WS" rev-parse "HEAD:$KERNEL")
   [ "$kernel" = "$kernel0" ] || fail "$1: the incumbent kernel changed (a promotion)"
   for f in $(git -C "$WS" ls-tree --name-only HEAD memory/); do
     ! git -C "$WS" show "HEAD:$f" | grep -q '"status": "promoted"' || fail "$1: $f is promoted"

@@ -179,6 +179,12 @@ static void t_load_file(void **state)
     assert_int_equal(aka_benchmark_contract_load(p, &c, &err), 0);
     assert_int_equal(c.world_size, 2);
     assert_false(c.source_policy_inspection);
+    /* The reason (pinned in campaign.json, compared on every start) names the file without
+     * its directory: a copied or moved workspace is the same campaign. */
+    assert_int_equal(strncmp(c.reason, "metadata.json declares", 22), 0);
+    write_text(p, "{\"hardware\":{\"required_gpus\":1}}");
+    assert_int_equal(aka_benchmark_contract_load(p, &c, &err), 0);
+    assert_int_equal(strncmp(c.reason, "metadata.json has no", 20), 0);
     write_text(p, DIST(OK3(1)));
     assert_int_equal(aka_benchmark_contract_load(p, &c, &err), -1);
     snprintf(want, sizeof(want), "%s: benchmark_contract.distributed_evaluation.world_size: %s1", p,

@@ -160,6 +160,10 @@ static const struct result_row result_rows[] = {
          "\"failures\":[],\"hidden_case_details\":\"withheld\""),
      NULL},
     {"prefix mid-line is not a result line", "note: RESULT_JSON={}\n" ONE(BASE_OK), NULL},
+    /* A probe run of the Python harness times nothing: --timed-runs=0, method "none". */
+    {"untimed run, no repetitions",
+     ONE(BASE_OK ",\"timing\":{\"method\":\"none\",\"warmup\":10,\"reps\":0,\"l2_flush\":false}"),
+     NULL},
 };
 
 static const struct result_row bad_rows[] = {
@@ -256,7 +260,10 @@ static const struct result_row bad_rows[] = {
     {"timing reps 0",
      ONE(BASE_OK
          ",\"timing\":{\"method\":\"cpu_monotonic\",\"warmup\":1,\"reps\":0,\"l2_flush\":true}"),
-     "eval:1: timing.reps: expected an integer >= 1; got 0"},
+     "eval:1: timing.reps: expected an integer >= 1 (method \"cpu_monotonic\"); got 0"},
+    {"timing none reps negative",
+     ONE(BASE_OK ",\"timing\":{\"method\":\"none\",\"warmup\":1,\"reps\":-1,\"l2_flush\":false}"),
+     "eval:1: timing.reps: expected an integer >= 0 (method \"none\"); got -1"},
     {"timing missing method",
      ONE(BASE_OK ",\"timing\":{\"warmup\":1,\"reps\":1,\"l2_flush\":true}"),
      "eval:1: timing.method: required field is missing"},
