@@ -40,9 +40,10 @@ episode() {
         >"$WS/.aka/campaign.json"
 }
 
-# profile_one TAG OP KERNEL FRAMEWORK SHAPE ISOLATION
+# profile_one TAG OP KERNEL FRAMEWORK SHAPE ISOLATION REGEX (the candidate's kernel: ncu then
+# replays only it, not every launch of the judge, the reference and the L2 flushes)
 profile_one() {
-    local tag=$1 op=$2 kernel=$3 fw=$4 shape=$5 iso=$6 t0
+    local tag=$1 op=$2 kernel=$3 fw=$4 shape=$5 iso=$6 regex=$7 t0
     episode "$op" "$kernel" "$fw" nvidia/h200 "$iso"
     note "eval $tag ($iso)"
     t0=$(date +%s%N)
@@ -53,7 +54,7 @@ profile_one() {
     note "profile $tag ($iso)"
     t0=$(date +%s%N)
     (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 aka profile --shape-id "$shape" \
-        --level sol --chip H200 --json >"$out/$tag.profile.json" 2>"$out/$tag.profile.err")
+        --level sol --chip H200 --kernel-regex "$regex" --json >"$out/$tag.profile.json" 2>"$out/$tag.profile.err")
     echo "profile exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     tail -5 "$out/$tag.profile.err"
     cp "$WT/.aka/profiles/raw/profile.csv" "$out/$tag.ncu_raw.csv" 2>/dev/null &&
@@ -78,17 +79,21 @@ PY
 
 part_profile() {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+    # The toolkit's bin/ncu is a launcher that picks the newest install under
+    # /opt/nvidia/nsight-compute/, which a job (binding the profiler's own tree only) does
+    # not see: put the install itself first on PATH (docs/profile.md).
+    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
     command -v ncu && ncu --version | tail -1
     ldd "$(command -v aka)" | grep "not found"
-    profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda r4096_c4096 bwrap
-    profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap
+    profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda r4096_c4096 bwrap '^row_sum\('
+    profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
     # The driver may keep performance counters to the host's administrators; the sandbox
     # drops every capability. If the sandboxed profile could not count, say so and
     # profile once without the sandbox, to learn what the counters say.
     if grep -q "ERR_NVGPUCTRPERM\|permission" "$out"/*.profile.err "$out"/*.ncu_raw.csv 2>/dev/null; then
         note "counters refused in the sandbox: once more without it"
-        profile_one row_sum_cuda.noiso row_sum_cuda seeds/Cuda/kernel.cu Cuda r4096_c4096 none
-        profile_one rmsnorm.noiso rmsnorm seeds/Triton/kernel.py Triton 3 none
+        profile_one row_sum_cuda.noiso row_sum_cuda seeds/Cuda/kernel.cu Cuda r4096_c4096 none '^row_sum\('
+        profile_one rmsnorm.noiso rmsnorm seeds/Triton/kernel.py Triton 3 none _rmsnorm_row
     fi
     [ -n "${AKA_SKIP_IDLE:-}" ] && return 0
     note "gpu_idle_probe"
@@ -160,10 +165,8 @@ part_ssh() {
     note "sshd on loopback"
     root_sshd "$dir" || return 1
     ssh -o BatchMode=yes root@127.0.0.1 'uname -a; command -v bwrap nvidia-smi tar timeout'
-    if [ "$platform" != cpu ]; then
-        nvcc_root=$(realpath "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/..")
-        binds=(--sandbox-ssh-runtime-bind "$nvcc_root")
-    fi
+    # The remote /usr is visible read-only in every job, so the device's CUDA toolkit
+    # (/usr/local/cuda-13.0) needs no runtime bind (one under /usr is refused as reserved).
     note "campaign $op ($fw, $platform) over ssh"
     t0=$(date +%s)
     aka optimize --repo-root "$root" --op-dir "$root/examples/ops/$op" --platform "$platform" \
