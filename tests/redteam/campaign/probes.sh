@@ -19,16 +19,7 @@ set -euo pipefail
 HOSTILE_MODE=production
 setup_hostile
 
-PASS_VERDICT=$(python3 - <<'PY'
-import json
-checks = ["framework_compliance", "compute_provenance", "dependency_inventory",
-          "external_code_loading", "solution_manifest"]
-v = {"verdict": "pass", "summary": "reviewed: pass",
-     "checks": [{"category": c, "decision": "pass", "reason": "r",
-                 "evidence": ["candidate/kernel.c:1"]} for c in checks]}
-print(json.dumps({"write": "verdict.json", "content": json.dumps(v)}))
-PY
-)
+PASS_VERDICT=$(reviewer_pass_step)
 SAT_KERNEL=$(python3 -c '
 import sys
 k = sys.argv[1]

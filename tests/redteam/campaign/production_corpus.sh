@@ -16,16 +16,7 @@ set -euo pipefail
 HOSTILE_MODE=production
 setup_hostile
 
-PASS=$(python3 - <<'PY'
-import json
-checks = ["framework_compliance", "compute_provenance", "dependency_inventory",
-          "external_code_loading", "solution_manifest"]
-v = {"verdict": "pass", "summary": "reviewed: pass",
-     "checks": [{"category": c, "decision": "pass", "reason": "r",
-                 "evidence": ["candidate/kernel.c:1"]} for c in checks]}
-print(json.dumps({"write": "verdict.json", "content": json.dumps(v)}))
-PY
-)
+PASS=$(reviewer_pass_step)
 candidate_episode() { # NAME FILE
   new_case "$1"
   REVIEWER=$PASS
