@@ -42,8 +42,10 @@
 
 /* Off-stream work shorter than this (µs), plus 10% of the launch, is host jitter. */
 #define OFF_STREAM_SLACK_US 20.0
-/* The hold before each timed launch (µs at the peak SM clock; longer at a lower one). */
-#define HOLD_US 200.0
+/* The hold before each timed launch (µs at the peak SM clock; longer at a lower one):
+ * 200 µs did not restore a memory-bound kernel after 50 ms of host idle on the H200,
+ * 1,000 µs did (bench/gpu_idle_probe.py). */
+#define HOLD_US 1000.0
 
 static cudaStream_t g_stream;
 static cudaEvent_t g_start, g_end, g_fence;

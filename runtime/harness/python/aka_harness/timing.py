@@ -50,8 +50,10 @@ STREAM_CHECK_SLACK_US = 50.0
 STREAM_CHECK_REPS = 10
 WARMUP_MIN_MS = 25.0  # like do_bench's default warm-up budget
 # The GPU spin before each timed call's start event (see above). 50 us did not cover the
-# launch after an idle gap on an H200; 200 us did, on every size measured.
-HOLD_US = 200.0
+# launch after an idle gap on an H200; 200 us did after 10 ms of idle, but not after
+# 50 ms (a large shape's fresh inputs take that long to cross the pipe): 1,000 us did
+# (bench/gpu_idle_probe.py, docs/measurements.md).
+HOLD_US = 1000.0
 
 
 def method_name(device: torch.device, cuda_graph: bool) -> str:
