@@ -156,10 +156,13 @@ PY
 USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
 capture() { jstr "python3 $FAKE/capture.py $CAPTURE $1"; }
 
+# This test is about what the agent can read, not about timing: the dispersion gate is
+# widened (a loaded 2-vCPU runner measured 15.5% once) so a real speed-up is promoted
+# whatever the load; the gate itself is tested by the campaign and ABBA suites.
 ARGS=(optimize --optimization-mode production --framework-baseline never --generalized
   --op-dir "$OP" --platform cpu --framework C --agent-cli claude
   --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --agent-writable-path "$FAKE"
-  --fast-episodes 0 --verify-repeats 4 --handoff-resumes 0)
+  --fast-episodes 0 --verify-repeats 4 --handoff-resumes 0 --max-dispersion-pct 50)
 WS=$TMP/kernel_opt_vector_add_c_cpu_production
 export XDG_CACHE_HOME=$TMP/cache
 
