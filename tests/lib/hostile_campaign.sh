@@ -162,17 +162,3 @@ run_cases() {
     fi
   done
 }
-
-# reviewer_pass_step: the fake reviewer's step that writes a complete pass verdict (every
-# check of runtime/prompts/policy_review.md passing), as one JSON line for FAKE_*_STEPS.
-reviewer_pass_step() {
-    python3 - <<'PY'
-import json
-checks = ["framework_compliance", "compute_provenance", "dependency_inventory",
-          "external_code_loading", "solution_manifest"]
-v = {"verdict": "pass", "summary": "reviewed: pass",
-     "checks": [{"category": c, "decision": "pass", "reason": "r",
-                 "evidence": ["candidate/kernel.c:1"]} for c in checks]}
-print(json.dumps({"write": "verdict.json", "content": json.dumps(v)}))
-PY
-}

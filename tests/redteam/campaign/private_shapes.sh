@@ -143,16 +143,7 @@ aka journal finalize --state candidate_ready "${commit[@]}" \
   --outcome-json '{"summary": "candidate", "next_directions": []}'
 aka handoff --status candidate_ready "${commit[@]}"
 SH
-VERDICT=$(python3 - <<'PY'
-import json
-checks = ["framework_compliance", "compute_provenance", "dependency_inventory",
-          "external_code_loading", "solution_manifest"]
-v = {"verdict": "pass", "summary": "reviewed: pass",
-     "checks": [{"category": c, "decision": "pass", "reason": "r",
-                 "evidence": ["candidate/kernel.c:1"]} for c in checks]}
-print(json.dumps({"write": "verdict.json", "content": json.dumps(v)}))
-PY
-)
+VERDICT=$(reviewer_pass_step)
 USAGE='{"usage":{"input":100,"output":50,"cache_read":0,"cache_write":0}}'
 capture() { jstr "python3 $FAKE/capture.py $CAPTURE $1"; }
 
