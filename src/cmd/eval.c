@@ -44,6 +44,7 @@ static const char notes_text[] =
     "recorded).\n";
 
 static const char *const evaluators[] = {"aka", "official", NULL};
+static const char *const timed_input_modes[] = {"auto", "seeded", "sent", NULL};
 
 struct eval_opts {
     struct aka_eval_request req;
@@ -116,6 +117,16 @@ static const struct aka_opt flags[] = {
      .metavar = "MS",
      .help = "a shape's timed runs per runner fit in MS, judged from the reference's "
              "correctness calls (at least 3 runs); 0: the default, 2000; -1: no budget"},
+    {.name = "--timed-inputs",
+     .off = OFF(req.timed_inputs),
+     .kind = AKA_OPT_CHOICE,
+     .choices = timed_input_modes,
+     .def = "auto",
+     .metavar = "HOW",
+     .help = "PyTorch layouts: how a timed run gets its fresh inputs: seeded (the runner "
+             "builds them from a secret seed sent with the run), sent (the judge sends them), "
+             "auto (seeded on a GPU when the operator's input builder repeats itself, else "
+             "sent)"},
     {.name = "--warmup",
      .off = OFF(req.warmup),
      .kind = AKA_OPT_INT,

@@ -601,6 +601,8 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
     strvec_pushf(a, "--time-budget-ms=%d", time_budget_ms(c->req));
     if (c->req->official)
         strvec_push(a, "--official");
+    if (c->req->timed_inputs)
+        strvec_pushf(a, "--timed-inputs=%s", c->req->timed_inputs);
     for (size_t i = 0; c->req->shape_ids && i < c->req->shape_ids->n; i++)
         strvec_pushf(a, "--shape-id=%s", c->req->shape_ids->v[i]);
     aka_op_path(&c->op, "solution.json", &sol);
@@ -939,6 +941,12 @@ static int counts(struct eval_ctx *c, struct aka_err *err)
                            "--evaluator official: %s is a native operator; only Atrex-Bench "
                            "and SOL-ExecBench operators have an official evaluator",
                            req->op_dir);
+    if (c->native && req->timed_inputs && strcmp(req->timed_inputs, "auto") != 0)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--timed-inputs %s: %s is a native operator, whose judge "
+                           "generates every timed run's inputs (the flag is for PyTorch "
+                           "layouts)",
+                           req->timed_inputs, req->op_dir);
     if (!c->native && c->req->tune && c->req->tune->n)
         return aka_err_set(err, AKA_EXIT_USAGE, "--tune: knobs apply to native operators only");
     return 0;

@@ -72,6 +72,40 @@ run read_judge fail 'elements outside atol' "$red/read_judge.py" "${rms[@]}"
 run sol_dps_skip_write fail '^output of a timed run is wrong' "$red/sol_dps_skip_write.py" \
   "${rope[@]}"
 run honest_rmsnorm pass '' "$ops/rmsnorm/reference.py" "${rms[@]}"
+# Seeded timed inputs (the GPU default; forced here on the CPU): the candidate runner
+# builds each timed run's inputs from the seed sent with it, so it can also tamper with
+# the builder. The sampled runs, rebuilt by the reference runner, catch it.
+seeded=(--timed-inputs seeded "${rms[@]}")
+run seeded_patch_input_builder fail '^(inputs modified during a call|output of a timed run is wrong)' \
+  "$red/patch_input_builder.py" "${seeded[@]}"
+run sent_patch_input_builder fail '^output of a timed run is wrong' \
+  "$red/patch_input_builder.py" "${rms[@]}"
+run seeded_cache_shape fail '^output of a timed run is wrong' "$red/cache_shape.py" "${seeded[@]}"
+run seeded_cache_data_ptr fail '^output of a timed run is wrong' "$red/cache_data_ptr.py" \
+  "${seeded[@]}"
+run seeded_defer_thread fail '^output of a timed run is wrong' "$red/defer_thread.py" \
+  "${seeded[@]}"
+run seeded_patch_timers fail '^timing tampered' "$red/patch_timers.py" "${seeded[@]}"
+run seeded_honest_rmsnorm seeded '' "$ops/rmsnorm/reference.py" "${seeded[@]}"
+# An input builder that does not repeat itself for one seed: seeded inputs would read as
+# modified, so the judge sends them instead and says why.
+cp -r "$ops/rmsnorm" "$tmp/rmsnorm_unrepeatable"
+cat >"$tmp/rmsnorm_unrepeatable/input.py" <<'PYIN'
+import os
+
+import torch
+
+
+def _make_inputs(num_tokens: int, hidden_size: int, dtype: str = "bfloat16"):
+    """Draws from the OS, not from the seeded generators: a new set on every call."""
+    g = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "big"))
+    dt = getattr(torch, dtype)
+    x = (0.5 * torch.randn(num_tokens, hidden_size, generator=g)).to(dt)
+    weight = (1.0 + 0.1 * torch.randn(hidden_size, generator=g)).to(dt)
+    return {"x": x, "weight": weight}
+PYIN
+run seeded_unrepeatable_builder sent_instead '' "$ops/rmsnorm/reference.py" \
+  --timed-inputs seeded --op-dir "$tmp/rmsnorm_unrepeatable" --framework PyTorch --shape-id 0
 python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sources"][0]["content"], end="")' \
   "$ops/rope/solution.json" >"$tmp/rope_kernel.py"
 run honest_rope pass '' "$tmp/rope_kernel.py" "${rope[@]}"
@@ -88,8 +122,17 @@ assert "REDTEAM-ESCAPED" not in err, [l for l in err.splitlines() if "REDTEAM-ES
 d = json.load(open(path))
 r = d["result"]
 fails = r.get("failures") or []
+fresh = (r.get("judge") or {}).get("fresh_inputs") or {}
 if expect == "pass":
     assert rc == 0 and r["all_pass"], (rc, fails)
+elif expect == "seeded":  # passes, every shape's timed inputs built from seeds
+    assert rc == 0 and r["all_pass"], (rc, fails)
+    assert fresh.get("seeded_shapes") == len(r["latency_us_by_shape"]), fresh
+elif expect == "sent_instead":  # passes on sent inputs, and the note says why
+    assert rc == 0 and r["all_pass"], (rc, fails)
+    assert fresh.get("seeded_shapes") == 0, fresh
+    notes = json.dumps(r.get("actionable_diagnostics"))
+    assert "gave two different sets for one seed" in notes, notes[:2000]
 elif expect.startswith("charged:"):
     assert rc == 0 and r["all_pass"], (rc, fails)
     speedup = r["speedup_vs_ref_geomean"]

@@ -206,7 +206,19 @@ class AtrexCode:
                                  f"{type(exc).__name__}: {exc}")
         self.models[sid] = model
 
+    def seedable(self, sid: str) -> bool:
+        """Whether a candidate runner can build this shape's inputs itself (judge.py's
+        seeded timed runs): input.py is the operator's, readable by every runner."""
+        return True
+
     def build_inputs(self, sid: str) -> Any:
+        if self.is_candidate and not hasattr(self, "inputs_mod"):
+            # Seeded timed runs: the operator's input builder, imported on first use.
+            try:
+                self.inputs_mod = import_isolated(os.path.join(self.op_dir, "input.py"),
+                                                  "input builder")
+            except LoadError as exc:
+                raise LayoutError(exc.message)
         make = self.inputs_mod._make_inputs
         kwargs = dict(self.specs[sid]["input_kwargs"])
         try:

@@ -97,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="memory for the distinct input sets of one shape's timed runs; a "
                         "shape whose sets do not all fit reuses fewer sets in a secret "
                         "order (default 2048)")
+    p.add_argument("--timed-inputs", choices=("auto", "seeded", "sent"), default="auto",
+                   help="how a timed run gets its fresh inputs: 'seeded', the runner builds "
+                        "them from a secret seed the judge sends with the run (nothing large "
+                        "crosses the pipe); 'sent', the judge sends them; 'auto' (default): "
+                        "seeded on a GPU when the operator's input builder is repeatable, "
+                        "else sent")
     p.add_argument("--allow-unconfined", action="store_true",
                    help="run even when the candidate process cannot be confined (no Landlock); "
                         "its code could then reach the result channel: never for untrusted "

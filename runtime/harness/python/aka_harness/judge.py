@@ -10,15 +10,24 @@ This file owns the order of an evaluation and every verdict in it:
    reference on it, generates the timed-run inputs from the secret seeds with
    the operator's own input distribution, computes the reference outputs of
    the sampled timed runs, and is timed through the same request path the
-   candidate will use. The judge keeps a copy of every input and output. The
-   reference runner then exits, and is waited for, before the candidate runner
-   starts.
+   candidate will use. The judge keeps a copy of every input and output it
+   checks. The reference runner then exits, and is waited for, before the
+   candidate runner starts.
 3. The candidate runner imports kernel.py and answers requests: every
    correctness case (outputs compared, inputs checked unchanged), then per
    shape a warm-up and the timed runs, one request each with a fresh input set;
    after each run the inputs are checked unchanged and, for the secretly
    sampled runs, the outputs compared with the reference's. The reported
    latencies are cross-checked against the judge's clock (crosscheck.py).
+   A timed run's fresh inputs either cross the pipe ("sent") or, on a GPU by
+   default, are built by the runner from the run's secret seed ("seeded"):
+   tens of MiB per run no longer cross two processes and a device copy, which
+   was most of an evaluation's wall time on an H200. The seed is sent with the
+   run, so the runner cannot prepare for it; a runner that builds something else
+   (a patched builder, a cached set) is caught on the sampled runs, whose inputs
+   the judge built itself through the reference runner and compares, and whose
+   outputs must match the reference's on those inputs. Which runs are sampled
+   the runner learns only after its latency reply, as before.
 4. The result (result.py) is printed by cli.py, by this process alone.
 
 A candidate runner's replies are data to this process, never code, and never
@@ -93,7 +102,9 @@ class ShapeData:
     failed: bool = False
     cases: list[Case] = field(default_factory=list)
     pool: list[list[Any]] = field(default_factory=list)  # input sets, per rank
-    order: list[int] = field(default_factory=list)  # pool index of each timed run
+    # Pool index of each timed run; None for a seeded run the judge holds no set of.
+    order: list[Optional[int]] = field(default_factory=list)
+    run_seeds: list[int] = field(default_factory=list)  # seeded: each timed run's seed
     sampled: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # run → ref outputs
     ref_timed: Optional["Timed"] = None
     reps: int = 0  # this shape's timed runs: --timed-runs, cut to the time budget
@@ -115,6 +126,7 @@ class Timed:
 class JudgeStats:
     timed_runs: int = 0
     distinct_inputs: int = 0
+    seeded_shapes: int = 0  # shapes whose timed runs built their inputs from seeds
     checked_timed_runs: int = 0
     checked_calls: int = 0
     cross_checked: int = 0
@@ -401,12 +413,71 @@ class Judge:
         return reps
 
     def _fresh_pool(self, group: RunnerGroup, data: ShapeData) -> None:
-        """Timed-run inputs from secret seeds; as many distinct sets as the budget holds."""
+        """The timed runs' inputs, from secret seeds, and which runs are checked.
+
+        Seeded (``--timed-inputs``, _seeded_runs): each run's seed goes to the runner,
+        which builds the inputs itself; the judge holds the sets of the sampled runs
+        only. Sent: the judge holds every set and sends it; as many distinct sets as
+        --fresh-input-budget-mib holds. Either way the reference's outputs of the
+        sampled runs are computed now, and no runner learns which runs they are."""
+        n_check = min(data.reps, max(2, math.ceil(CHECK_FRACTION * data.reps)))
+        runs = sorted(self.rng.sample(range(data.reps), n_check))
+        if not self._seeded_runs(group, data, runs):
+            self._sent_pool(group, data)
+        replies = _replies(group, group.request(
+            [{"op": "call", "sid": data.sid, "many": True,
+              "inputs": [data.pool[data.order[run]][r] for run in runs]}
+             for r in range(self.world)]))
+        err = _first_error(replies)
+        if err:
+            raise RuntimeError(f"the reference raised {err.get('message')}")
+        for k, run in enumerate(runs):
+            data.sampled[run] = [r["outputs"][k] for r in replies]
+
+    def _seeded_runs(self, group: RunnerGroup, data: ShapeData, runs: list[int]) -> bool:
+        """Seeded timed inputs, when chosen and sound: a secret seed per run, the sets of
+        the sampled ``runs`` built by the reference. Sound means every runner builds the
+        same set from a seed: the builder does not need the reference (seedable), and it
+        gave the same set twice for one seed here (else a candidate's honest inputs would
+        read as modified). False, with a note when it was wanted, means sent inputs."""
+        mode = self.args.timed_inputs
+        if mode == "sent" or (mode == "auto" and self.device == "cpu"):
+            return False
+        seeds = [self._secret_seed() for _ in range(data.reps)]
+        wanted = [seeds[run] for run in runs]
+        replies = _replies(group, group.request([{"op": "case", "sid": data.sid,
+                                                  "seeds": wanted + wanted[:1]}]))
+        err = _first_error(replies)
+        if err:
+            raise RuntimeError(f"building timed-run inputs failed: {err.get('message')}")
+        why = None
+        if not all(r.get("seedable") for r in replies):
+            why = "its inputs come from the reference's own builder"
+        elif any(input_change(r["sets"][0], r["sets"][-1]) for r in replies):
+            why = "its input builder gave two different sets for one seed"
+        if why:
+            self.result.diagnose("timing", f"shape {data.sid}: timed-run inputs are sent by "
+                                 f"the judge, not built by the runner from a seed: {why}",
+                                 data.sid)
+            return False
+        data.run_seeds = seeds
+        data.pool = [[r["sets"][k] for r in replies] for k in range(len(runs))]
+        data.order = [None] * data.reps
+        for k, run in enumerate(runs):
+            data.order[run] = k
+        return True
+
+    @staticmethod
+    def _secret_seed() -> int:
+        return int.from_bytes(os.urandom(4), "big") & 0x7FFFFFFF
+
+    def _sent_pool(self, group: RunnerGroup, data: ShapeData) -> None:
+        """Every timed run's inputs built by the reference, for the judge to send."""
         budget = self.args.fresh_input_budget_mib << 20
         want, chunk = data.reps, 1
         while len(data.pool) < want:
             n = min(chunk, want - len(data.pool))
-            seeds = [int.from_bytes(os.urandom(4), "big") & 0x7FFFFFFF for _ in range(n)]
+            seeds = [self._secret_seed() for _ in range(n)]
             replies = _replies(group, group.request([{"op": "case", "sid": data.sid,
                                                       "seeds": seeds}]))
             err = _first_error(replies)
@@ -422,17 +493,6 @@ class Judge:
             data.order = list(range(data.reps))
         else:
             data.order = [self.rng.randrange(len(data.pool)) for _ in range(data.reps)]
-        n_check = min(data.reps, max(2, math.ceil(CHECK_FRACTION * data.reps)))
-        runs = sorted(self.rng.sample(range(data.reps), n_check))
-        replies = _replies(group, group.request(
-            [{"op": "call", "sid": data.sid, "many": True,
-              "inputs": [data.pool[data.order[run]][r] for run in runs]}
-             for r in range(self.world)]))
-        err = _first_error(replies)
-        if err:
-            raise RuntimeError(f"the reference raised {err.get('message')}")
-        for k, run in enumerate(runs):
-            data.sampled[run] = [r["outputs"][k] for r in replies]
 
     def _reference_timing(self, group: RunnerGroup, data: ShapeData) -> None:
         sid = data.sid
@@ -491,11 +551,10 @@ class Judge:
         cand = role == "candidate"
         meter = _CpuMeter(group) if self.device == "cpu" else None
         for run in range(data.reps):
-            inputs = data.pool[data.order[run]]
             deadline = self._deadline() if cand else None
             fetch = self._fetches(data, run)
             t0 = time.perf_counter_ns()
-            group.send([{"op": "run", "inputs": inputs[r]} for r in range(self.world)], deadline)
+            group.send(self._run_requests(data, run), deadline)
             phases, t_go, why = self._run_replies(group, deadline, meter, fetch)
             if why:
                 return timed, why
@@ -505,6 +564,13 @@ class Judge:
                 timed.outside.append(outside)
             self._take_run(group, data, run, phases, (t0, t_go), timed, role)
         return timed, None
+
+    def _run_requests(self, data: ShapeData, run: int) -> list[dict[str, Any]]:
+        """A timed run's request to each rank: its seed, or its input set."""
+        if data.run_seeds:
+            return [{"op": "run", "seed": data.run_seeds[run]} for _ in range(self.world)]
+        inputs = data.pool[data.order[run]]
+        return [{"op": "run", "inputs": inputs[r]} for r in range(self.world)]
 
     def _fetches(self, data: ShapeData, run: int) -> bool:
         """Whether a timed run's outputs and inputs come back to the judge.
@@ -573,9 +639,9 @@ class Judge:
         if role != "candidate":
             return
         self.stats.timed_runs += 1
-        if self._fetches(data, run):
-            self._check_inputs(group, data, data.pool[data.order[run]], f"timed run {run}", back,
-                               "inputs")
+        k = data.order[run]
+        if self._fetches(data, run) and k is not None:  # seeded: the sampled runs only
+            self._check_inputs(group, data, data.pool[k], f"timed run {run}", back, "inputs")
         if run in data.sampled:
             self.stats.checked_timed_runs += 1
             for r, m in enumerate(outs):
@@ -802,7 +868,8 @@ class Judge:
         cross-check is confirmed by timing again (TIMING_ATTEMPTS) before it is named."""
         sid = data.sid
         rec = self.records[sid]
-        self.stats.distinct_inputs += len(data.pool)
+        self.stats.distinct_inputs += len(data.run_seeds) or len(data.pool)
+        self.stats.seeded_shapes += bool(data.run_seeds)
         for attempt in range(1, TIMING_ATTEMPTS + 1):
             timed, why = self._timed_runs(group, data, "candidate")
             if why:
@@ -899,7 +966,8 @@ class Judge:
                              "spread_k": xc.CPU_SPREAD_K}
         return {"separate_processes": True, "confinement": self.confiner.level,
                 "fresh_inputs": {"timed_runs": s.timed_runs,
-                                 "distinct_input_sets": s.distinct_inputs},
+                                 "distinct_input_sets": s.distinct_inputs,
+                                 "seeded_shapes": s.seeded_shapes},
                 "checked_timed_runs": s.checked_timed_runs,
                 "inputs_checked_calls": s.checked_calls,
                 "cross_check": cross, "gap_limit": limits.get(self.device),

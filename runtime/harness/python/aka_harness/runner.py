@@ -7,7 +7,9 @@ This file owns everything that happens in the processes the judge starts
   inputs from the seeds the judge sends, runs the reference, times it;
 * **candidate**: imports kernel.py (untrusted) and runs it on the inputs the
   judge sends, returning outputs, the inputs as they are after the call, and
-  its own timing of each timed call.
+  its own timing of each timed call. A seeded timed run (judge.py) carries a
+  seed instead of inputs: the runner builds them with the operator's input
+  builder, so a candidate runner imports that builder too (never the reference).
 
 A runner holds no verdict, no seed it was not given and no reference output
 (a candidate runner never sees one); it only answers requests (wire.py) on
@@ -204,17 +206,19 @@ class Runner:
         With ``seeds`` instead of ``seed``: only build, one input set per seed."""
         sid = str(req["sid"])
         if "seeds" in req:
-            sets = []
-            for seed in req["seeds"]:
-                sd.seed_everything(int(seed))
-                sets.append(self.code.build_inputs(sid))
-            return {"sets": sets}
+            sets = [self.build(sid, int(seed)) for seed in req["seeds"]]
+            return {"sets": sets, "seedable": self.code.seedable(sid)}
         sd.seed_everything(int(req["seed"]))
         inputs = probes.transform(self.code.build_inputs(sid), req.get("probe"))
         launch = self.code.launch(sid, clone_tree(inputs), 0)
         out = launch.collect(launch.fn())
         self._sync()
         return {"inputs": inputs, "outputs": out}
+
+    def build(self, sid: str, seed: int) -> Any:
+        """The operator's input set for a seed (the same in every runner of this operator)."""
+        sd.seed_everything(seed)
+        return self.code.build_inputs(sid)
 
     def call(self, req: dict[str, Any], inputs: Any) -> dict[str, Any]:
         """One untimed call on the judge's inputs: outputs and the inputs afterwards."""
@@ -316,6 +320,8 @@ class Runner:
             return self.setup(req)
         if op == "case" and self.role == "reference":
             return self.case(req)
+        if op == "run" and "seed" in req:  # seeded: the inputs are built here (judge.py)
+            return self.run(self.build(self.sid, int(req["seed"])), chan)
         if op in ("call", "prepare", "run"):
             inputs = msg.value(place=self._place)["inputs"]
             if op == "call":

@@ -418,6 +418,12 @@ class SolCode:
         self.workloads[sid] = workload
         self.axes[sid] = resolve_axes(self.definition["axes"], workload.get("axes") or {}, sid)
 
+    def seedable(self, sid: str) -> bool:
+        """Whether a candidate runner can build this shape's inputs itself (judge.py's
+        seeded timed runs): not when a custom entry point of the reference builds them."""
+        kinds = self.workloads[sid].get("inputs") or {}
+        return not any((kinds.get(n) or {}).get("type") == "custom" for n in self.inputs_spec)
+
     def build_inputs(self, sid: str) -> list[Any]:
         kinds = self.workloads[sid].get("inputs") or {}
         if any((kinds.get(n) or {}).get("type") == "custom" for n in self.inputs_spec):
