@@ -24,8 +24,10 @@ Two checks, both from outside the candidate's process:
   candidate started, gives it. A candidate that under-reports by H microseconds
   on the calls that set its median raises its median gap by H. Work deferred
   past the latency reply (a runner told to reply before synchronizing) has to be
-  done before its outputs can be read, so it lengthens ``out`` (compared over the
-  runs whose outputs came back only); work done early,
+  done before its outputs can be read, so it lengthens ``out``: compared
+  separately over the runs whose outputs came back (loosely: their transfer is
+  noisy) and over the others (tightly: a short acknowledgement), and with seeded
+  inputs GPU work still queued delays the next run's staging; work done early,
   on the staged inputs before "ready", lengthens ``stage``; the reference's
   same-sized data calibrate both. The shape fails when any median exceeds the
   reference's by more than max(abs, rel x the reference's median) (GAP_LIMITS,
@@ -65,7 +67,15 @@ IMPOSSIBLE_SLACK_REL = 1e-3
 # the latency, for the time the outputs take after it, and for staging the inputs.
 # A CPU device uses cpu_check instead.
 GAP_LIMITS = {"cuda": (50.0, 0.25)}
-OUT_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
+# The outputs of a sampled run cross the pipe: tens of milliseconds for large ones, whose
+# median over a shape's few sampled runs moved by up to 55% between two honest runners on
+# an H200 (docs/measurements.md). Only gross deferral can be named there; deferred GPU
+# work small enough to hide in that noise shows in the two tight checks below instead.
+OUT_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (500.0, 1.0)}
+# The acknowledgement of a run whose outputs stay in the runner (all but the sampled
+# ones): a short message, so work deferred into it shows at the scale of the pipe's
+# round trip.
+ACK_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
 STAGE_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
 
 # CPU device: the tampering checks' limits (cpu_check), over the reference's median:
@@ -104,6 +114,11 @@ class Samples:
     def fetched_out(self) -> list[float]:
         """``out`` of the runs whose outputs came back (the others only acknowledge)."""
         return [o for o, f in zip(self.out, self.fetched) if f]
+
+    @property
+    def acked_out(self) -> list[float]:
+        """``out`` of the runs whose outputs stayed in the runner (an acknowledgement)."""
+        return [o for o, f in zip(self.out, self.fetched) if not f]
 
     @property
     def gaps(self) -> list[float]:
@@ -182,6 +197,7 @@ def check(cand: Samples, ref: Optional[Samples], device_type: str) -> Verdict:
                               f"leaves out time the call took", gap, base, limit)
     for what, mine, theirs, limits in (
             ("the outputs took", cand.fetched_out, ref.fetched_out, OUT_LIMITS),
+            ("acknowledging a run took", cand.acked_out, ref.acked_out, ACK_LIMITS),
             ("staging the inputs took", cand.stage, ref.stage, STAGE_LIMITS)):
         chosen = limits.get(device_type, limits["cuda"])
         if chosen is None or not mine or not theirs:

@@ -38,13 +38,14 @@ make an evaluation a usage (2) or environment (75) error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import secrets
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import torch
 
@@ -286,6 +287,16 @@ class Judge:
         self.framework: Any = None
         self.probe_plan: Optional[pr.ProbePlan] = None  # --probes: the supervisor's plan
         self.probe_entries: list[dict[str, Any]] = []  # the result's probes[]
+        self.phase_s: dict[str, float] = {}  # where the evaluation's time went (summary)
+
+    @contextlib.contextmanager
+    def _phase(self, name: str) -> Iterator[None]:
+        """Add the time spent inside to phase ``name`` of the summary's ``seconds``."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phase_s[name] = self.phase_s.get(name, 0.0) + time.perf_counter() - t0
 
     # ---- plumbing ---------------------------------------------------------------------
 
@@ -348,7 +359,8 @@ class Judge:
                 log(f"shape {sid}: reference")
                 self.records[sid] = ShapeRecord(sid)
                 self.result.shapes.append(self.records[sid])
-                self.shapes[sid] = self._reference_shape(group, sid)
+                with self._phase("reference"):  # timed_inputs and reference_timing included
+                    self.shapes[sid] = self._reference_shape(group, sid)
         except RunnerLost as exc:
             raise Abort(EXIT_USAGE, "reference_runtime",
                         f"the reference process {exc.why}: the operator's reference or input "
@@ -497,13 +509,15 @@ class Judge:
     def _reference_timing(self, group: RunnerGroup, data: ShapeData) -> None:
         sid = data.sid
         try:
-            self._fresh_pool(group, data)
+            with self._phase("timed_inputs"):
+                self._fresh_pool(group, data)
         except RuntimeError as exc:
             data.failed = True
             self._fail(sid, Failure(sid, "reference_runtime", f"shape {sid}: {exc}"))
             return
         try:
-            timed, why = self._timed_runs(group, data, "reference")
+            with self._phase("reference_timing"):
+                timed, why = self._timed_runs(group, data, "reference")
         except _JudgeFailure as exc:
             timed, why = Timed([]), str(exc)
         if why:
@@ -685,7 +699,9 @@ class Judge:
         return group
 
     def candidate_phase(self) -> None:
-        if self._candidate() is None:  # kernel.py does not load: the whole evaluation fails
+        with self._phase("candidate_start"):
+            started = self._candidate()
+        if started is None:  # kernel.py does not load: the whole evaluation fails
             stage, _, msg = (self.cand_broken or "").partition("\0")
             raise Abort(EXIT_FAIL, stage if msg else "candidate_runtime", msg or stage)
         for sid in self.ids:
@@ -725,11 +741,13 @@ class Judge:
             self._fail(sid, Failure(sid, "candidate_runtime", f"shape {sid}: {msg}"))
             self.result.diagnose("candidate_runtime", msg, sid)
             return
-        for i, case in enumerate(data.cases):
-            if not self._candidate_case(group, data, case, i == 0):
-                return
+        with self._phase("candidate_cases"):
+            for i, case in enumerate(data.cases):
+                if not self._candidate_case(group, data, case, i == 0):
+                    return
         if self.records[sid].passed and self.reps > 0:
-            self._candidate_timing(group, data)
+            with self._phase("candidate_timing"):
+                self._candidate_timing(group, data)
 
     def _call(self, group: RunnerGroup, data: ShapeData, case: Case,
               variant: int) -> Optional[list[Any]]:
@@ -936,6 +954,8 @@ class Judge:
                           "runner_reported_us": _round1(w0.median_reported),
                           "out_us": _round1(_median(w0.fetched_out)),
                           "ref_out_us": _round1(_median(ref.wall[0].fetched_out) if ref else None),
+                          "ack_us": _round1(_median(w0.acked_out)),
+                          "ref_ack_us": _round1(_median(ref.wall[0].acked_out) if ref else None),
                           "stage_us": _round1(_median(w0.stage)),
                           "ref_stage_us": _round1(_median(ref.wall[0].stage) if ref else None)}
         if self.device == "cpu":
@@ -957,6 +977,7 @@ class Judge:
         else:
             cross = "passed"
         limits: dict[str, Any] = {k: {"abs_us": v[0], "rel": v[1], "out": xc.OUT_LIMITS[k],
+                                      "ack": xc.ACK_LIMITS[k],
                                       "stage": xc.STAGE_LIMITS[k]}
                                   for k, v in xc.GAP_LIMITS.items() if k == self.device}
         if self.device == "cpu":  # the latency is the judge's; these only name tampering
@@ -972,6 +993,8 @@ class Judge:
                 "inputs_checked_calls": s.checked_calls,
                 "cross_check": cross, "gap_limit": limits.get(self.device),
                 "cross_check_retimed": s.retimed,
+                # Wall seconds of the judge's main phases, for finding where time goes.
+                "seconds": {k: round(v, 3) for k, v in self.phase_s.items()},
                 # Per shape (rank 0): the judge's median gap, the reference's, the limit.
                 "gap_us_by_shape": {} if self.args.generalized else self.gaps}
 

@@ -16,11 +16,6 @@ how long the call took by its own clock. The rules, and why:
   after 10 ms idle without the hold and 5.0 us with it (bench/gpu_launch_probe.py,
   docs/measurements.md). Host work the call does before its first launch is
   hidden only up to the hold, and the judge bounds the runner's CPU time.
-  The hold is HOLD_US (1,000 us) unless this runner's last timed call or warm-up
-  ended less than 5 ms ago (the usual case with seeded inputs, whose runs follow
-  each other within a millisecond): then HOLD_SHORT_US (200 us), which covers the
-  launch after up to 10 ms of idle. A runner that shortened its own hold would only
-  let the host's launch latency into its own figure.
 * **L2 flush before every call.** A buffer of max(256 MiB, 2 x L2) bytes is
   zeroed on the current stream, so every call reads its inputs from HBM as in a
   real model step instead of from a warm L2.
@@ -59,10 +54,6 @@ WARMUP_MIN_MS = 25.0  # like do_bench's default warm-up budget
 # 50 ms (a large shape's fresh inputs take that long to cross the pipe): 1,000 us did
 # (bench/gpu_idle_probe.py, docs/measurements.md).
 HOLD_US = 1000.0
-# A GPU that did work (the staging of the run's inputs) less than HOLD_SHORT_IDLE_NS ago
-# has not fallen to idle clocks: 200 us covers the launch there (10 ms idle, above).
-HOLD_SHORT_US = 200.0
-HOLD_SHORT_IDLE_NS = 5_000_000
 
 
 def method_name(device: torch.device, cuda_graph: bool) -> str:
@@ -79,8 +70,7 @@ class RunTimer:
         self.warmup = max(warmup, 0)
         self.synced = False  # set by the stream check
         self._flush: Optional[torch.Tensor] = None
-        self._cycles_per_us: Optional[float] = None
-        self._busy_ns: Optional[int] = None  # when the GPU last finished work (note_busy)
+        self._hold_cycles: Optional[int] = None
 
     @property
     def on_gpu(self) -> bool:
@@ -101,26 +91,15 @@ class RunTimer:
             self._flush = torch.empty(self.flush_bytes(), dtype=torch.int8, device=self.device)
         self._flush.zero_()
 
-    def note_busy(self) -> None:
-        """The GPU has just finished work (a synchronize): the next hold may be short."""
-        self._busy_ns = time.perf_counter_ns()
-
-    def hold_us(self) -> float:
-        """HOLD_US, or HOLD_SHORT_US when the GPU worked less than HOLD_SHORT_IDLE_NS ago."""
-        busy = self._busy_ns
-        if busy is not None and time.perf_counter_ns() - busy < HOLD_SHORT_IDLE_NS:
-            return HOLD_SHORT_US
-        return HOLD_US
-
     def _hold(self) -> None:
-        """Keep the GPU busy for hold_us() while the host launches the call."""
-        if self._cycles_per_us is None:
+        """Keep the GPU busy for about HOLD_US while the host launches the call."""
+        if self._hold_cycles is None:
             # clock_rate is the maximum SM clock in kHz: at a lower clock the hold lasts longer.
             khz = getattr(torch.cuda.get_device_properties(self.device), "clock_rate", 0) or 2_000_000
-            self._cycles_per_us = khz / 1000.0
+            self._hold_cycles = int(HOLD_US * khz / 1000.0)
         sleep = getattr(torch.cuda, "_sleep", None)
         if sleep is not None:
-            sleep(int(self.hold_us() * self._cycles_per_us))
+            sleep(self._hold_cycles)
 
     def once(self, fn: Callable[[], Any]) -> tuple[Any, float]:
         """One timed call: (what it returned, microseconds)."""
@@ -143,7 +122,6 @@ class RunTimer:
         ret = fn()
         end.record()
         self._sync()
-        self.note_busy()
         return ret, start.elapsed_time(end) * 1000.0
 
     def warm(self, fn: Callable[[], Any]) -> None:
@@ -163,7 +141,6 @@ class RunTimer:
             self._sync()
             if done >= 10000:
                 break
-        self.note_busy()
 
     def stream_check(self, fn: Callable[[], Any]) -> Optional[str]:
         """Compare event time with the GPU work still running after the call returned.
