@@ -73,10 +73,13 @@ GAP_LIMITS = {"cuda": (50.0, 0.25)}
 # work small enough to hide in that noise shows in the two tight checks below instead.
 OUT_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (500.0, 1.0)}
 # The acknowledgement of a run whose outputs stay in the runner (all but the sampled
-# ones): a short message, so work deferred into it shows at the scale of the pipe's
-# round trip.
-ACK_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
-STAGE_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (200.0, 0.25)}
+# ones) and the staging of a run's inputs: Python paths of 0.4-1.5 ms whose medians moved
+# by up to 38% between an honest candidate and its reference on an H200 (silu_and_mul:
+# staging 978.7 us against 706.6 us, every one of three timings). Work deferred into
+# them shows at the scale of the pipe's round trip; below 500 us it is not named (the
+# resolution docs/evaluator.md states).
+ACK_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (500.0, 0.5)}
+STAGE_LIMITS: dict[str, Optional[tuple[float, float]]] = {"cuda": (500.0, 0.5)}
 
 # CPU device: the tampering checks' limits (cpu_check), over the reference's median:
 # the widest of CPU_SPREAD_K x its (p90 - median), CPU_FLOOR_US, CPU_REL x its median and

@@ -54,6 +54,11 @@ WARMUP_MIN_MS = 25.0  # like do_bench's default warm-up budget
 # 50 ms (a large shape's fresh inputs take that long to cross the pipe): 1,000 us did
 # (bench/gpu_idle_probe.py, docs/measurements.md).
 HOLD_US = 1000.0
+# The warm-up's budget clock, bound before any candidate code is imported: a candidate
+# that slows time.perf_counter_ns down (tests/redteam/python/patch_timers.py) made the
+# 25 ms warm-up last 10,000 calls, past the test's time limit on an H200. (Its reported
+# latencies still use the live clock: forging those is the judge's cross-check's to see.)
+_WARM_CLOCK_NS = time.monotonic_ns
 
 
 def method_name(device: torch.device, cuda_graph: bool) -> str:
@@ -131,9 +136,9 @@ class RunTimer:
                 fn()
             return
         self._sync()
-        t0 = time.perf_counter_ns()
+        t0 = _WARM_CLOCK_NS()
         done = 0
-        while done < self.warmup or (time.perf_counter_ns() - t0) / 1e6 < WARMUP_MIN_MS:
+        while done < self.warmup or (_WARM_CLOCK_NS() - t0) / 1e6 < WARMUP_MIN_MS:
             for _ in range(10):
                 self._flush_l2()
                 fn()
