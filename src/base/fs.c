@@ -14,13 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
-int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka_err *err)
+static int read_file_flags(const char *path, int flags, struct strbuf *out, size_t limit,
+                           struct aka_err *err)
 {
     struct stat st;
     size_t start = out->len;
     /* O_NONBLOCK: opening a FIFO planted where a file was expected must not hang
      * us waiting for a writer; it is refused as "not a regular file" below. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
     if (fd < 0)
         return aka_err_set(err, AKA_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -53,6 +54,16 @@ int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka
     }
     close(fd);
     return 0;
+}
+
+int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka_err *err)
+{
+    return read_file_flags(path, 0, out, limit, err);
+}
+
+int aka_read_plain_file(const char *path, struct strbuf *out, size_t limit, struct aka_err *err)
+{
+    return read_file_flags(path, O_NOFOLLOW, out, limit, err);
 }
 
 bool aka_is_file(const char *path)

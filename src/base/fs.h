@@ -22,6 +22,9 @@
 
 /* Read a whole regular file into out (appending). Errors name the file; code 2. */
 int aka_read_file(const char *path, struct strbuf *out, size_t limit, struct aka_err *err);
+/* The same, refusing a symbolic link as the last component (a file an untrusted process
+ * may have placed: it must not make us read what it points at). */
+int aka_read_plain_file(const char *path, struct strbuf *out, size_t limit, struct aka_err *err);
 
 bool aka_is_file(const char *path); /* regular file (follows symlinks) */
 bool aka_is_dir(const char *path);  /* directory (follows symlinks) */

@@ -351,18 +351,30 @@ static void print_outcome(const struct eval_opts *o, const struct aka_eval_outco
     summary(out, &o->req);
 }
 
+/* The evaluation itself: on the transport, or, for an agent in a campaign whose jobs run
+ * elsewhere, by the supervisor on the campaign's transport (evaluator/broker.c). */
+static int run(struct eval_opts *o, const struct aka_eval_episode *ep, struct aka_eval_outcome *out,
+               struct aka_err *err)
+{
+    struct aka_sandbox_transport t;
+    if (ep->active && o->req.in_agent_sandbox && aka_eval_broker_present(ep->workspace))
+        return aka_eval_broker_call(ep->workspace, &o->req, out, err);
+    if (aka_transport_open(&o->transport, &t, err) < 0)
+        return -1;
+    return aka_evaluate(&t, &o->req, out, err);
+}
+
 /* Evaluate, print, record; returns the exit status. */
 static int evaluate_and_report(struct eval_opts *o, const struct aka_eval_episode *ep)
 {
     struct aka_eval_outcome out;
-    struct aka_sandbox_transport t;
     struct aka_err err = AKA_ERR_INIT;
     const char *record = ep->active ? ep->record_path : o->record;
     int rc;
     aka_eval_outcome_init(&out);
     /* Ctrl-C or SIGTERM: the job is ended and its directories removed, nothing recorded. */
-    if (proc_catch_stop_signals(&err) < 0 || aka_transport_open(&o->transport, &t, &err) < 0 ||
-        aka_evaluate(&t, &o->req, &out, &err) < 0 || proc_check_stop(&err) < 0) {
+    if (proc_catch_stop_signals(&err) < 0 || run(o, ep, &out, &err) < 0 ||
+        proc_check_stop(&err) < 0) {
         aka_eval_outcome_release(&out);
         return aka_err_report(&err);
     }

@@ -1114,6 +1114,7 @@ int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_re
     aka_sandbox_job_init(&c.job, AKA_SBX_RUN);
     snprintf(out->isolation, sizeof(out->isolation), "%s",
              t->isolation == AKA_SBX_NONE ? "none" : "bwrap");
+    snprintf(out->transport, sizeof(out->transport), "%s", t->ops->name);
     int rc = prepare(&c, err);
     snprintf(out->kernel_sha256, sizeof(out->kernel_sha256), "%s", c.sha);
     snprintf(out->eval_id, sizeof(out->eval_id), "%s", c.eval_id);
@@ -1267,16 +1268,17 @@ static json_t *record_json(const struct aka_eval_request *req, const struct aka_
         json_object_set_new(tune, name, json_string(eq ? eq + 1 : ""));
         free(name);
     }
-    return json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:o, s:s, s:i, "
-                     "s:b, s:o}",
+    return json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:o, s:s, s:s, "
+                     "s:b, s:i, s:b, s:o}",
                      "schema", RECORD_SCHEMA, "timestamp", now, "episode",
                      episode ? json_string(episode) : json_null(), "kernel", req->kernel,
                      "kernel_sha256", o->kernel_sha256, "op_dir", req->op_dir, "framework",
                      o->framework ? o->framework : req->framework, "platform", o->platform,
                      "shape_ids", aka_json_string_array(req->shape_ids), "multi_seed",
                      req->multi_seed > 0 ? req->multi_seed : 1, "timed_runs", req->timed_runs,
-                     "tune", tune, "sandbox_isolation", o->isolation, "exit_code", o->exit_code,
-                     "all_pass", o->result.all_pass, "result", aka_eval_result_json(o));
+                     "tune", tune, "sandbox_isolation", o->isolation, "transport", o->transport,
+                     "brokered", o->brokered, "exit_code", o->exit_code, "all_pass",
+                     o->result.all_pass, "result", aka_eval_result_json(o));
 }
 
 int aka_eval_record_append(const char *path, const struct aka_eval_request *req,

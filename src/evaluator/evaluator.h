@@ -107,6 +107,8 @@ struct aka_eval_outcome {
     char kernel_sha256[AKA_SHA256_HEX_LEN + 1]; /* of the bytes aka shipped */
     char eval_id[64];
     char isolation[8];     /* "bwrap" or "none"; also in result.extra "sandbox_isolation" */
+    char transport[16];    /* where the job ran: "local", "ssh", "slurm", "gateway" */
+    bool brokered;         /* an agent's request, evaluated by the supervisor (broker.c) */
     char platform[48];     /* canonical */
     const char *framework; /* canonical (static string) */
     enum aka_layout layout;
@@ -289,6 +291,34 @@ struct aka_eval_episode {
     char *operator_note; /* the original operator changed since the snapshot (NULL: no) */
     bool production;     /* the campaign is a production one (its evaluations score alike) */
 };
+
+/*
+ * The evaluation broker (broker.c): an agent's `aka eval` in a campaign whose jobs run on a
+ * remote transport hands its request to the supervisor through the episode view.
+ */
+struct aka_eval_broker;
+struct aka_eval_broker_base {
+    /* framework, platform, cuda_arch, repo_root, timeout_s, production_score: the
+     * campaign's; op_dir, kernel and the agent's own choices are filled per request. */
+    struct aka_eval_request req;
+    /* The operator snapshot to evaluate, re-verified before every job (the supervisor's
+     * own evaluations do the same); code 2 or 75 when it cannot be. */
+    int (*resolve)(void *data, struct strbuf *op_dir, struct aka_err *err);
+    void *resolve_data;
+};
+/* Serve the requests that appear in view's broker directories (created here) on t until
+ * aka_eval_broker_stop; base is copied, what it points at must outlive the broker. */
+int aka_eval_broker_start(struct aka_eval_broker **out, const char *view,
+                          const struct aka_sandbox_transport *t,
+                          const struct aka_eval_broker_base *base, struct aka_err *err);
+/* Stop serving (an evaluation in progress is finished first) and free b (NULL: nothing). */
+void aka_eval_broker_stop(struct aka_eval_broker *b);
+/* Whether the view of this episode has a broker (the agent's `aka eval` then uses it). */
+bool aka_eval_broker_present(const char *view);
+/* Hand req (its kernel file and the agent's choices) to the supervisor, wait for the
+ * answer; out as aka_evaluate fills it, or -1 with the supervisor's error (code 2 or 75). */
+int aka_eval_broker_call(const char *view, const struct aka_eval_request *req,
+                         struct aka_eval_outcome *out, struct aka_err *err);
 
 void aka_eval_episode_release(struct aka_eval_episode *ep);
 /* Fill ep from the environment; ep->active false (and 0) when not in an episode. repo_root:

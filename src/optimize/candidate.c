@@ -142,6 +142,17 @@ void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct ak
         strvec_push(&s->writable, o->agent_writable_paths.v[i]);
     /* Writable inside the otherwise read-only view: what `aka ask-reviewer` writes. */
     aka_ws_view_writable(s->view.buf, &s->writable);
+    /* Jobs on another machine: the local GPU is not the campaign's, and the agent's own
+     * `aka eval` goes through the supervisor (requests/ writable, results/ read-only). The
+     * generalized mode's agent evaluates the public operator, which the broker does not. */
+    s->brokered = strcmp(r->env.transport->ops->name, "local") != 0 && !r->camp.generalized;
+    if (s->brokered) {
+        struct strbuf requests = STRBUF_INIT;
+        aka_ws_path(&requests, s->view.buf, AKA_WS_BROKER_REQUESTS);
+        strvec_push(&s->writable, requests.buf);
+        strbuf_release(&requests);
+        gpu = false;
+    }
     s->c = (struct aka_agent_confinement){
         .mode = strcmp(o->agent_sandbox, "none") == 0 ? AKA_AGENT_SANDBOX_NONE
                                                       : AKA_AGENT_SANDBOX_BWRAP,
@@ -153,10 +164,38 @@ void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct ak
         .gpu_count = gpu ? 1 : 0,
         .gpu_vendor = p.vendor,
     };
+    s->broker_base.req = (struct aka_eval_request){
+        .framework = r->camp.framework,
+        .platform = r->camp.platform,
+        .cuda_arch = r->camp.cuda_arch,
+        .repo_root = r->env.repo_root,
+        .timeout_s = o->verify_run_timeout,
+        .production_score = aka_optimize_is_production(o),
+    };
+}
+
+/* The broker's operator: the snapshot and asset tree, re-verified as for the supervisor's
+ * own jobs. */
+static int broker_operator(void *data, struct strbuf *op_dir, struct aka_err *err)
+{
+    const struct aka_run *r = data;
+    return aka_ws_eval_inputs(r->ws.buf, r->env.repo_root, op_dir, err);
+}
+
+int aka_candidate_sandbox_start(struct aka_candidate_sandbox *s, const struct aka_run *r,
+                                struct aka_err *err)
+{
+    if (!s->brokered)
+        return 0;
+    s->broker_base.resolve = broker_operator;
+    s->broker_base.resolve_data = (void *)r;
+    return aka_eval_broker_start(&s->broker, s->view.buf, r->env.transport, &s->broker_base, err);
 }
 
 void aka_candidate_sandbox_release(struct aka_candidate_sandbox *s)
 {
+    aka_eval_broker_stop(s->broker);
+    s->broker = NULL;
     strbuf_release(&s->view);
     strvec_clear(&s->deny);
     strvec_clear(&s->read_only);

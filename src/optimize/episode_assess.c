@@ -203,7 +203,9 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
         .check = session_complete,
         .check_data = hc,
     };
-    int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 ? -1 : aka_agent_run_session(&sreq, res, err);
+    int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 || aka_candidate_sandbox_start(&sbx, r, err) < 0
+                 ? -1
+                 : aka_agent_run_session(&sreq, res, err);
     aka_candidate_view_harvest(r, ep->worktree.buf, ep->dir.buf);
     aka_candidate_sandbox_release(&sbx);
     strvec_clear(&env);

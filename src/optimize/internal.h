@@ -8,6 +8,7 @@
 #include "base/lock.h"
 #include "base/sha256.h"
 #include "bootstrap/bootstrap.h"
+#include "evaluator/evaluator.h"
 #include "git/git.h"
 #include "optimize/optimize.h"
 #include "workspace/workspace.h"
@@ -267,9 +268,18 @@ struct aka_candidate_sandbox {
     struct strbuf view;
     struct strvec deny, read_only, writable;
     struct aka_agent_confinement c;
+    /* A campaign whose jobs run on a remote transport: the agent's `aka eval` is served by
+     * the supervisor (evaluator/broker.c), started by aka_candidate_sandbox_start. */
+    bool brokered;
+    struct aka_eval_broker_base broker_base;
+    struct aka_eval_broker *broker;
 };
 void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct aka_run *r,
                                 const struct aka_optimize_opts *o, const char *tree);
+/* Right before the session: start the evaluation broker when the sandbox is brokered. */
+int aka_candidate_sandbox_start(struct aka_candidate_sandbox *s, const struct aka_run *r,
+                                struct aka_err *err);
+/* After the session: stop the broker (an evaluation it is running finishes first). */
 void aka_candidate_sandbox_release(struct aka_candidate_sandbox *s);
 
 /* A handoff's candidate, taken from the tree into the canonical repository. */

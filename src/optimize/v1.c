@@ -338,7 +338,9 @@ static int v1_session_run(struct aka_run *r, const struct aka_optimize_opts *o,
         .check = v1_complete,
         .check_data = v,
     };
-    int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 ? -1 : aka_agent_run_session(&sreq, res, err);
+    int rc = aka_mkdir_p(cap.buf, 0755, err) < 0 || aka_candidate_sandbox_start(&sbx, r, err) < 0
+                 ? -1
+                 : aka_agent_run_session(&sreq, res, err);
     aka_candidate_view_harvest(r, v->worktree.buf, v->dir.buf);
     if (rc == 0)
         rc = v1_count_tokens(r, res->usage.total, err);

@@ -57,6 +57,8 @@ enum aka_ws_file {
     AKA_WS_PLAN_REVIEWER_PROBES, /* .aka/plan_reviewers */
     AKA_WS_REVIEWER_TOKENS,      /* .aka/reviewer_tokens.jsonl */
     AKA_WS_REVIEWS,              /* .aka/reviews */
+    AKA_WS_BROKER_REQUESTS,      /* .aka/broker/requests: an agent's evaluation requests */
+    AKA_WS_BROKER_RESULTS,       /* .aka/broker/results: the supervisor's answers */
     AKA_WS_POLICY_REVIEWS,       /* .aka/policy_reviews: production verdicts by kernel digest */
     AKA_WS_SUBMISSION,           /* .aka/submission: staging of solution.json */
     AKA_WS_MEMORY,               /* memory: canonical records */

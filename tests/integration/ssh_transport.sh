@@ -16,7 +16,8 @@
 #      a full remote disk (root: a small tmpfs over the remote TMPDIR) is exit 75;
 #   7. artifacts come back through the extraction rules (a symlink is refused);
 #   8. `aka eval` of examples/ops/vector_add (native C, CPU) over ssh passes;
-#   9. a two-episode built-in-tuner campaign completes over ssh, with memory records of
+#   9. a two-episode built-in-tuner campaign completes over ssh (the agent's own evaluations
+#      brokered by the supervisor over ssh), with memory records of
 #      the same shape (key sets) as a local campaign's.
 # After every step the remote TMPDIR is listed: no job directory is left behind.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
@@ -253,6 +254,24 @@ for name in rv:
     if r.get("status") == l.get("status"):
         assert keys(r) == keys(l), (name, sorted(keys(r) ^ keys(l)))
 print("records:", " ".join(rv))
+EOF
+# The agent's own evaluations: over ssh through the supervisor's broker (the agent's sandbox
+# has neither the network nor ~/.ssh); in the local campaign on this host, by the agent.
+python3 - "$TMP/remote" "$TMP/local" <<'EOF'
+import json, os, sys
+def records(root):  # the episodes' runtime archives (.aka/episodes/eNNNN/runtime/)
+    out = []
+    for d, _, files in os.walk(root):
+        if "evaluations.jsonl" in files and "/.git" not in d:
+            out += [json.loads(l) for l in open(f"{d}/evaluations.jsonl") if l.strip()]
+    return out
+remote, local = records(sys.argv[1]), records(sys.argv[2])
+assert remote and local, (len(remote), len(local))
+assert all(r.get("brokered") is True and r.get("transport") == "ssh" for r in remote), \
+    [(r.get("brokered"), r.get("transport")) for r in remote]
+assert all(r.get("brokered") is False and r.get("transport") == "local" for r in local), \
+    [(r.get("brokered"), r.get("transport")) for r in local]
+print("agent evaluations:", len(remote), "brokered over ssh,", len(local), "local")
 EOF
 no_leftovers "campaign"
 echo "ok: a built-in-tuner campaign over ssh ($REMOTE_JOBS remote jobs) completes with records shaped like a local one's"
