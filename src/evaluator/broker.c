@@ -31,7 +31,6 @@
 #include "base/json.h"
 #include "workspace/workspace.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,22 +249,18 @@ bool aka_eval_broker_present(const char *view)
 static int post_request(const char *view, const char *id, const struct aka_eval_request *req,
                         struct aka_err *err)
 {
-    struct strbuf kernel = STRBUF_INIT, dir = STRBUF_INIT, tmp = STRBUF_INIT, dst = STRBUF_INIT;
+    struct strbuf kernel = STRBUF_INIT, dst = STRBUF_INIT;
     int rc = aka_read_file(req->kernel, &kernel, KERNEL_MAX_BYTES, err);
     if (rc == 0) {
+        /* Written whole under a temporary name and renamed (base/fs.c): the broker serves
+         * only <id>.json, so it never reads a half-written request. */
         json_t *j = request_json(req, &kernel);
-        aka_ws_path(&dir, view, AKA_WS_BROKER_REQUESTS);
-        strbuf_addf(&tmp, "%s/%s.tmp", dir.buf, id);
-        strbuf_addf(&dst, "%s/%s.json", dir.buf, id);
-        rc = aka_json_write_file(tmp.buf, j, err);
-        if (rc == 0 && rename(tmp.buf, dst.buf) < 0)
-            rc = aka_err_set(err, AKA_EXIT_ENV, "%s: cannot rename into place: %s", dst.buf,
-                             strerror(errno));
+        aka_ws_path(&dst, view, AKA_WS_BROKER_REQUESTS);
+        strbuf_addf(&dst, "/%s.json", id);
+        rc = aka_json_write_file(dst.buf, j, err);
         json_decref(j);
     }
     strbuf_release(&kernel);
-    strbuf_release(&dir);
-    strbuf_release(&tmp);
     strbuf_release(&dst);
     return rc;
 }
