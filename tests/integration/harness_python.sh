@@ -91,6 +91,9 @@ if [ -d "$rms" ]; then
   case_ rms_loaded_first_timing --pass --field judge.cross_check_retimed=2 -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" $ids \
     --cases 1
+  case_ rms_slow_now_and_then --pass --diag-contains 'the mean carries them' -- \
+    --op-dir "$rms" --kernel "$src/tests/harness/python/honest/slow_now_and_then.py" \
+    --shape-id 0 --cases 1 --timed-runs 20
   # A reference that takes over 300 ms per call: a 1000 ms budget leaves the fewest runs, 3.
   slow="$tmp/rmsnorm_slow"
   cp -r "$rms" "$slow"

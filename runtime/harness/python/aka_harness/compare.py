@@ -258,3 +258,39 @@ def bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
         return bool(torch.equal(torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0))
                     and torch.equal(torch.isnan(a), torch.isnan(b)))
     return bool(torch.equal(a, b))
+
+
+def input_change(before: Any, after: Any, path: str = "") -> Optional[str]:
+    """How ``after`` differs from the judge's copy ``before`` (None when identical)."""
+    if isinstance(before, torch.Tensor):
+        if not isinstance(after, torch.Tensor):
+            return f"input {path or 'value'} is no longer a tensor"
+        if after.shape != before.shape or after.dtype != before.dtype:
+            return f"input {path} changed shape or dtype"
+        if bitwise_equal(before, after):
+            return None
+        diff = (before != after) & ~(torch.isnan(before) & torch.isnan(after)) \
+            if before.is_floating_point() else before != after
+        count = int(diff.sum().item())
+        first = unravel(int(torch.nonzero(diff.reshape(-1))[0, 0].item()), tuple(before.shape)) \
+            if count else None
+        return f"input {path} changed: {count} of {before.numel()} elements differ (first at {first})"
+    if isinstance(before, dict):
+        if not isinstance(after, dict) or list(before) != list(after):
+            return "the inputs changed structure"
+        for k in before:
+            why = input_change(before[k], after[k], f"'{k}'")
+            if why:
+                return why
+        return None
+    if isinstance(before, (list, tuple)):
+        if not isinstance(after, (list, tuple)) or len(after) != len(before):
+            return "the inputs changed structure"
+        for i, (b, a) in enumerate(zip(before, after)):
+            why = input_change(b, a, f"{path}[{i}]" if path else f"#{i}")
+            if why:
+                return why
+        return None
+    if isinstance(before, float) and isinstance(after, float) and math.isnan(before):
+        return None if math.isnan(after) else f"input {path} changed value"
+    return None if before == after else f"input {path} changed value"

@@ -75,6 +75,7 @@ BUDGET_MIN_REPS = 3  # the fewest timed runs a time budget leaves a shape
 # had then; a burst of load during one candidate timing can put an honest runner past a
 # limit once, while a runner whose clock misses work misses it on every timing.
 TIMING_ATTEMPTS = 3
+OUTLIER_FACTOR = 10.0  # a timed run this many times the median is named (_note_outliers)
 _RUN_KEYS = ("ready", "us", "outputs", "inputs")  # the replies of one timed run, in order
 
 
@@ -221,42 +222,6 @@ def _median(values: list[float]) -> Optional[float]:
 
 def _round1(v: Optional[float]) -> Optional[float]:
     return None if v is None else round(v, 1)
-
-
-def input_change(before: Any, after: Any, path: str = "") -> Optional[str]:
-    """How ``after`` differs from the judge's copy ``before`` (None when identical)."""
-    if isinstance(before, torch.Tensor):
-        if not isinstance(after, torch.Tensor):
-            return f"input {path or 'value'} is no longer a tensor"
-        if after.shape != before.shape or after.dtype != before.dtype:
-            return f"input {path} changed shape or dtype"
-        if cmp.bitwise_equal(before, after):
-            return None
-        diff = (before != after) & ~(torch.isnan(before) & torch.isnan(after)) \
-            if before.is_floating_point() else before != after
-        count = int(diff.sum().item())
-        first = cmp.unravel(int(torch.nonzero(diff.reshape(-1))[0, 0].item()), tuple(before.shape)) \
-            if count else None
-        return f"input {path} changed: {count} of {before.numel()} elements differ (first at {first})"
-    if isinstance(before, dict):
-        if not isinstance(after, dict) or list(before) != list(after):
-            return "the inputs changed structure"
-        for k in before:
-            why = input_change(before[k], after[k], f"'{k}'")
-            if why:
-                return why
-        return None
-    if isinstance(before, (list, tuple)):
-        if not isinstance(after, (list, tuple)) or len(after) != len(before):
-            return "the inputs changed structure"
-        for i, (b, a) in enumerate(zip(before, after)):
-            why = input_change(b, a, f"{path}[{i}]" if path else f"#{i}")
-            if why:
-                return why
-        return None
-    if isinstance(before, float) and isinstance(after, float) and math.isnan(before):
-        return None if math.isnan(after) else f"input {path} changed value"
-    return None if before == after else f"input {path} changed value"
 
 
 class Judge:
@@ -434,8 +399,9 @@ class Judge:
         sampled runs are computed now, and no runner learns which runs they are."""
         n_check = min(data.reps, max(2, math.ceil(CHECK_FRACTION * data.reps)))
         runs = sorted(self.rng.sample(range(data.reps), n_check))
-        if not self._seeded_runs(group, data, runs):
-            self._sent_pool(group, data)
+        if self._seeded_runs(group, data, runs):
+            return
+        self._sent_pool(group, data)
         replies = _replies(group, group.request(
             [{"op": "call", "sid": data.sid, "many": True,
               "inputs": [data.pool[data.order[run]][r] for run in runs]}
@@ -457,15 +423,18 @@ class Judge:
             return False
         seeds = [self._secret_seed() for _ in range(data.reps)]
         wanted = [seeds[run] for run in runs]
+        # One request: the sampled sets, the reference's outputs of each, and whether the
+        # first one repeats (the trusted reference runner compares; nothing crosses twice).
         replies = _replies(group, group.request([{"op": "case", "sid": data.sid,
-                                                  "seeds": wanted + wanted[:1]}]))
+                                                  "seeds": wanted, "outputs": True,
+                                                  "repeat": True}]))
         err = _first_error(replies)
         if err:
             raise RuntimeError(f"building timed-run inputs failed: {err.get('message')}")
         why = None
         if not all(r.get("seedable") for r in replies):
             why = "its inputs come from the reference's own builder"
-        elif any(input_change(r["sets"][0], r["sets"][-1]) for r in replies):
+        elif any(r.get("repeat_change") for r in replies):
             why = "its input builder gave two different sets for one seed"
         if why:
             self.result.diagnose("timing", f"shape {data.sid}: timed-run inputs are sent by "
@@ -477,6 +446,7 @@ class Judge:
         data.order = [None] * data.reps
         for k, run in enumerate(runs):
             data.order[run] = k
+            data.sampled[run] = [r["outputs"][k] for r in replies]
         return True
 
     @staticmethod
@@ -669,7 +639,7 @@ class Judge:
                       what: str, msgs: list[Message], key: str) -> None:
         for r, m in enumerate(msgs):
             after = _value(group, m, strict=True, device=self.device).get(key)
-            why = input_change(judge_copy[r], after)
+            why = cmp.input_change(judge_copy[r], after)
             if why:
                 raise _Modified(f"inputs modified during a call: shape {data.sid}, {what}: {why}")
         self.stats.checked_calls += 1
@@ -769,7 +739,7 @@ class Judge:
         outs = []
         for r, m in enumerate(msgs):
             got = _value(group, m, strict=True, device=self.device)
-            why = input_change(case.inputs[r], got.get("inputs"))
+            why = cmp.input_change(case.inputs[r], got.get("inputs"))
             if why:
                 raise _Modified(f"inputs modified during a call: shape {sid}, seed {case.base}, "
                                 f"case {case.case}: {why}")
@@ -911,9 +881,26 @@ class Judge:
                                  f"work fails every time): {tampered}", sid)
         rec.median_us, rec.cv = _slowest(timed.wall, "median")
         rec.mean_us, _ = _slowest(timed.wall, "mean")
+        self._note_outliers(sid, timed)
         rec.latency_us = rec.mean_us if self._statistic() == "mean" else rec.median_us
         if data.ref_timed:
             rec.ref_latency_us, rec.ref_cv = _slowest(data.ref_timed.wall, self._statistic())
+
+    def _note_outliers(self, sid: str, timed: Timed) -> None:
+        """Name the slowest runs when a few of them carry the mean (OUTLIER_FACTOR x the
+        median): the owner's statistic may be the mean, and where they fell tells a
+        preempted host or a stalled launch from a slow kernel."""
+        lat = timed.wall[0].latency
+        med = _median(lat)
+        if not med or med <= 0:
+            return
+        slow = sorted(((us, run) for run, us in enumerate(lat) if us > OUTLIER_FACTOR * med),
+                      reverse=True)
+        if slow:
+            runs = ", ".join(f"run {run}: {us:.1f} us" for us, run in slow[:3])
+            self.result.diagnose("timing", f"shape {sid}: {len(slow)} of {len(lat)} timed runs "
+                                 f"took over {OUTLIER_FACTOR:g}x the median {med:.2f} us "
+                                 f"({runs}); the mean carries them", sid)
 
     def _statistic(self) -> str:
         """The statistic of a shape's timed runs its latency and score use: the owner's.

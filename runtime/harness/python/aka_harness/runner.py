@@ -203,17 +203,30 @@ class Runner:
     def case(self, req: dict[str, Any]) -> dict[str, Any]:
         """Reference only: build the inputs for a seed, run the reference on a copy.
 
-        With ``seeds`` instead of ``seed``: only build, one input set per seed."""
+        With ``seeds`` instead of ``seed``: one input set per seed; with ``outputs`` also
+        the reference's outputs of each (on a copy), and with ``repeat`` whether the
+        first seed gives the same set when built again (seeded timed inputs, judge.py),
+        so that neither the sets nor the repeat cross the pipe more than once."""
         sid = str(req["sid"])
         if "seeds" in req:
-            sets = [self.build(sid, int(seed)) for seed in req["seeds"]]
-            return {"sets": sets, "seedable": self.code.seedable(sid)}
+            return self.sets(sid, [int(seed) for seed in req["seeds"]], bool(req.get("outputs")),
+                             bool(req.get("repeat")))
         sd.seed_everything(int(req["seed"]))
         inputs = probes.transform(self.code.build_inputs(sid), req.get("probe"))
         launch = self.code.launch(sid, clone_tree(inputs), 0)
         out = launch.collect(launch.fn())
         self._sync()
         return {"inputs": inputs, "outputs": out}
+
+    def sets(self, sid: str, seeds: list[int], outputs: bool, repeat: bool) -> dict[str, Any]:
+        sets = [self.build(sid, seed) for seed in seeds]
+        reply: dict[str, Any] = {"sets": sets, "seedable": self.code.seedable(sid)}
+        if repeat and seeds:
+            reply["repeat_change"] = cmp.input_change(sets[0], self.build(sid, seeds[0]))
+        if outputs:
+            reply["outputs"] = [self.call({"sid": sid}, clone_tree(one))["outputs"]
+                                for one in sets]
+        return reply
 
     def build(self, sid: str, seed: int) -> Any:
         """The operator's input set for a seed (the same in every runner of this operator)."""
