@@ -71,4 +71,16 @@ set +e; "$AKA_BIN" eval --platform cpu --framework C --op-dir "$ops/vector_add" 
 rc=$?; set -e
 [ "$rc" = 2 ] && grep -q "is a native operator; only Atrex-Bench" "$tmp/offn.err" ||
   { cat "$tmp/offn.err"; fail "--evaluator official on a native operator: exit $rc"; }
+# --timed-inputs is the Python judge's: a native operator refuses any but auto, and an
+# unknown mode is named (both exit 2, nothing evaluated).
+set +e; "$AKA_BIN" eval --platform cpu --framework C --op-dir "$ops/vector_add" \
+  --kernel "$ops/vector_add/seeds/C/kernel.c" --timed-inputs seeded >/dev/null 2>"$tmp/ti.err"
+rc=$?; set -e
+[ "$rc" = 2 ] && grep -q "native operator, whose judge generates every timed run's inputs" \
+  "$tmp/ti.err" || { cat "$tmp/ti.err"; fail "--timed-inputs seeded on a native operator: exit $rc"; }
+set +e; ev --op-dir "$ops/rmsnorm" --kernel "$ops/rmsnorm/reference.py" --timed-inputs bogus \
+  >/dev/null 2>"$tmp/tib.err"
+rc=$?; set -e
+[ "$rc" = 2 ] && grep -q "timed-inputs: expected one of auto, seeded, sent; got 'bogus'" \
+  "$tmp/tib.err" || { cat "$tmp/tib.err"; fail "--timed-inputs bogus: exit $rc"; }
 echo "eval_python: ok"
