@@ -326,6 +326,29 @@ struct aka_eval_broker {
     struct strvec seen; /* request ids already answered (or refused) */
 };
 
+/* "agent evaluation <id>: PASS, latency geomean 19.3 us (ssh, 4.2 s)", or FAIL, or the
+ * error, for the campaign's progress output. */
+static void say_served(const struct aka_eval_broker *b, const char *id, const json_t *doc)
+{
+    struct strbuf line = STRBUF_INIT;
+    const json_t *result = json_object_get(doc, "result");
+    const json_t *error = json_object_get(doc, "error");
+    double geo = json_number_value(json_object_get(result, "latency_us_geomean"));
+    strbuf_addf(&line, "agent evaluation %s: ", id);
+    if (error)
+        strbuf_addf(&line, "error: %s", json_string_value(json_object_get(error, "message")));
+    else if (json_is_true(json_object_get(result, "all_pass")))
+        strbuf_addf(&line, "PASS, latency geomean %.3f us", geo);
+    else
+        strbuf_addf(&line, "FAIL (%zu failures)",
+                    json_array_size(json_object_get(result, "failures")));
+    if (!error)
+        strbuf_addf(&line, " (%s, %.1f s)", json_string_value(json_object_get(doc, "transport")),
+                    json_number_value(json_object_get(doc, "seconds")));
+    b->base.served(b->base.served_data, line.buf);
+    strbuf_release(&line);
+}
+
 static void answer(struct aka_eval_broker *b, const char *id, json_t *doc)
 {
     struct strbuf path = STRBUF_INIT;
@@ -333,6 +356,8 @@ static void answer(struct aka_eval_broker *b, const char *id, json_t *doc)
     strbuf_addf(&path, "%s/%s.json", b->results, id);
     if (aka_json_write_file(path.buf, doc, &e) < 0)
         fprintf(stderr, "aka: evaluation broker: %s\n", e.msg);
+    else if (b->base.served)
+        say_served(b, id, doc);
     json_decref(doc);
     strbuf_release(&path);
 }

@@ -305,6 +305,10 @@ struct aka_eval_broker_base {
      * own evaluations do the same); code 2 or 75 when it cannot be. */
     int (*resolve)(void *data, struct strbuf *op_dir, struct aka_err *err);
     void *resolve_data;
+    /* Optional: one line per answered request, for the campaign's progress output (called
+     * from the broker's thread while the caller waits for the agent's session). */
+    void (*served)(void *data, const char *line);
+    void *served_data;
 };
 /* Serve the requests that appear in view's broker directories (created here) on t until
  * aka_eval_broker_stop; base is copied, what it points at must outlive the broker. */

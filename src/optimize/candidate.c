@@ -182,13 +182,20 @@ static int broker_operator(void *data, struct strbuf *op_dir, struct aka_err *er
     return aka_ws_eval_inputs(r->ws.buf, r->env.repo_root, op_dir, err);
 }
 
-int aka_candidate_sandbox_start(struct aka_candidate_sandbox *s, const struct aka_run *r,
+static void broker_served(void *data, const char *line)
+{
+    aka_optimize_progress(data, "%s", line);
+}
+
+int aka_candidate_sandbox_start(struct aka_candidate_sandbox *s, struct aka_run *r,
                                 struct aka_err *err)
 {
     if (!s->brokered)
         return 0;
     s->broker_base.resolve = broker_operator;
-    s->broker_base.resolve_data = (void *)r;
+    s->broker_base.resolve_data = r;
+    s->broker_base.served = broker_served;
+    s->broker_base.served_data = r;
     return aka_eval_broker_start(&s->broker, s->view.buf, r->env.transport, &s->broker_base, err);
 }
 

@@ -277,7 +277,7 @@ struct aka_candidate_sandbox {
 void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct aka_run *r,
                                 const struct aka_optimize_opts *o, const char *tree);
 /* Right before the session: start the evaluation broker when the sandbox is brokered. */
-int aka_candidate_sandbox_start(struct aka_candidate_sandbox *s, const struct aka_run *r,
+int aka_candidate_sandbox_start(struct aka_candidate_sandbox *s, struct aka_run *r,
                                 struct aka_err *err);
 /* After the session: stop the broker (an evaluation it is running finishes first). */
 void aka_candidate_sandbox_release(struct aka_candidate_sandbox *s);

@@ -273,5 +273,9 @@ assert all(r.get("brokered") is False and r.get("transport") == "local" for r in
     [(r.get("brokered"), r.get("transport")) for r in local]
 print("agent evaluations:", len(remote), "brokered over ssh,", len(local), "local")
 EOF
+# ... and the campaign's progress said so, one line per brokered evaluation.
+grep -Eq "agent evaluation [0-9a-f]{16}: (PASS|FAIL).*\(ssh, " "$TMP/remote.err" ||
+    fail "no progress line for a brokered evaluation in $(tail -5 "$TMP/remote.err")"
+! grep -q "agent evaluation " "$TMP/local.err" || fail "a local campaign's agent evaluation was brokered"
 no_leftovers "campaign"
 echo "ok: a built-in-tuner campaign over ssh ($REMOTE_JOBS remote jobs) completes with records shaped like a local one's"
