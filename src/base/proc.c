@@ -100,6 +100,7 @@ struct child_plan {
     int fds[3];    /* what becomes fd 0, 1, 2; -1 to inherit */
     int report_fd; /* write end of the exec-status pipe */
     int sweep_max; /* upper bound for the close-on-exec fallback */
+    const char *cgroup_procs;
 };
 
 /* The first stop signal received after proc_catch_stop_signals, and the self-pipe its
@@ -375,6 +376,18 @@ static void child_cloexec_from(int lowfd, int sweep_max)
         fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+/* Join the cgroup before exec ("0" moves the writer): a command cannot fork before it is
+ * inside, as it could while a parent moved it in after the start. */
+static void child_join_cgroup(const char *procs)
+{
+    int fd = procs ? open(procs, O_WRONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return;
+    ssize_t n = write(fd, "0", 1);
+    (void)n; /* best effort: see proc_spec.cgroup_procs */
+    close(fd);
+}
+
 static void child_exec(const struct child_plan *p) __attribute__((noreturn));
 static void child_exec(const struct child_plan *p)
 {
@@ -397,6 +410,7 @@ static void child_exec(const struct child_plan *p)
     child_cloexec_from(3, p->sweep_max);
     if (p->cwd && chdir(p->cwd) < 0)
         child_fail(rep, STAGE_CHDIR);
+    child_join_cgroup(p->cgroup_procs);
     /* execvpe searches the PATH of *our* environment, not envp: a clean env
      * still finds programs the way the supervisor would. */
     execvpe(p->argv[0], (char *const *)p->argv, p->envp);
@@ -606,6 +620,7 @@ static void plan_init(struct child_plan *plan, const struct proc_spec *spec)
     plan->argv = spec->argv;
     plan->cwd = spec->cwd;
     plan->new_session = spec->new_session;
+    plan->cgroup_procs = spec->cgroup_procs;
     plan->fds[0] = plan->fds[1] = plan->fds[2] = plan->report_fd = -1;
     plan->sweep_max = open_max > 0 && open_max < FD_SWEEP_MAX ? (int)open_max : FD_SWEEP_MAX;
 }

@@ -43,6 +43,10 @@ struct proc_spec {
     bool after_stop;         /* a short cleanup command (a transport releasing what it holds
                                 elsewhere, e.g. scancel): started, and left to its end or its
                                 timeout, even after a stop signal */
+    /* NULL, or a cgroup's cgroup.procs file: the child moves itself there before exec, so
+     * that nothing it starts is ever outside the cgroup's limits (best effort: when the
+     * write fails the child runs on, and the caller's own check stays the fallback). */
+    const char *cgroup_procs;
 };
 
 struct proc_result {

@@ -153,7 +153,8 @@ void sbx_collect_artifacts(const struct aka_sandbox_job *job, const char *jobdir
 
 /* ---- pids.c ---- */
 struct sbx_cgroup {
-    struct strbuf dir; /* empty when no limit is in force */
+    struct strbuf dir;   /* empty when no limit is in force */
+    struct strbuf procs; /* dir/cgroup.procs, for proc_spec.cgroup_procs ("" when none) */
 };
 void sbx_cgroup_init(struct sbx_cgroup *cg);
 /* Create a pids cgroup named after the stage; best effort (false: none available). */

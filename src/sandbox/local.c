@@ -104,6 +104,8 @@ static void fill_spec(const struct local_job *lj, const struct strvec *argv, str
     spec->err_cap = lj->job->stderr_cap;
     spec->timeout_ms = lj->job->timeout_s * 1000;
     spec->kill_grace_ms = 2000;
+    /* bwrap and everything inside start in the pids cgroup (pids.c): none can fork first. */
+    spec->cgroup_procs = lj->cg.procs.len ? lj->cg.procs.buf : NULL;
 }
 
 /* A run that failed is the machine's problem (75), unless a stop signal ended it. */

@@ -29,6 +29,7 @@
 void sbx_cgroup_init(struct sbx_cgroup *cg)
 {
     strbuf_init(&cg->dir, 0);
+    strbuf_init(&cg->procs, 0);
 }
 
 static int write_text(const char *dir, const char *file, const char *text)
@@ -121,6 +122,9 @@ bool sbx_cgroup_create(struct sbx_cgroup *cg, const char *name, long pids_max)
 out:
     if (!ok)
         strbuf_reset(&cg->dir);
+    strbuf_reset(&cg->procs);
+    if (ok)
+        aka_path_join(&cg->procs, cg->dir.buf, "cgroup.procs");
     strbuf_release(&parent);
     strbuf_release(&limit);
     return ok;
@@ -176,4 +180,5 @@ void sbx_cgroup_destroy(struct sbx_cgroup *cg, struct strvec *notes)
         strvec_pushf(notes, "pids cgroup %s still has processes; left in place", cg->dir.buf);
 out:
     strbuf_release(&cg->dir);
+    strbuf_release(&cg->procs);
 }

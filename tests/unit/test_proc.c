@@ -231,6 +231,37 @@ static void t_cwd(void **state)
     strbuf_release(&real);
 }
 
+/* proc_spec.cgroup_procs: the child writes "0" (move myself) there before it execs, so a
+ * command is inside its cgroup before it can fork. A plain file stands in for cgroup.procs:
+ * by the time the command runs (and reads it back), the write has happened. */
+static void t_joins_cgroup_before_exec(void **state)
+{
+    struct proc_result r;
+    struct strbuf dir = STRBUF_INIT, procs = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    (void)state;
+    assert_int_equal(aka_make_temp_dir(NULL, "aka-test-proc", &dir, &err), 0);
+    aka_path_join(&procs, dir.buf, "cgroup.procs");
+    assert_int_equal(aka_write_file_plain(procs.buf, "", 0, 0644, &err), 0);
+    const char *argv[] = {"cat", procs.buf, NULL};
+    struct proc_spec s = spec_of(argv);
+    s.cgroup_procs = procs.buf;
+    run_ok(&s, &r);
+    assert_string_equal(r.out.buf, "0");
+    proc_result_release(&r);
+    /* A cgroup that cannot be joined (a missing file) is not a failure to start. */
+    const char *true_argv[] = {"true", NULL};
+    struct proc_spec t = spec_of(true_argv);
+    strbuf_addstr(&procs, ".missing");
+    t.cgroup_procs = procs.buf;
+    run_ok(&t, &r);
+    assert_int_equal(r.exit_code, 0);
+    proc_result_release(&r);
+    assert_int_equal(aka_remove_tree(dir.buf, &err), 0);
+    strbuf_release(&dir);
+    strbuf_release(&procs);
+}
+
 static void t_start_failures(void **state)
 {
     struct proc_result r;
@@ -493,6 +524,7 @@ int main(void)
         cmocka_unit_test(t_clean_env),
         cmocka_unit_test(t_env_override_and_remove),
         cmocka_unit_test(t_cwd),
+        cmocka_unit_test(t_joins_cgroup_before_exec),
         cmocka_unit_test(t_start_failures),
         cmocka_unit_test(t_stdin),
         cmocka_unit_test(t_timeout),
