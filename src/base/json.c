@@ -315,6 +315,25 @@ json_t *aka_json_string_array(const struct strvec *sv)
     return a;
 }
 
+json_t *aka_json_text(const char *buf, size_t len)
+{
+    struct strbuf clean = STRBUF_INIT;
+    const unsigned char *p = (const unsigned char *)buf;
+    for (size_t i = 0; i < len;) {
+        size_t k = aka_utf8_len(p + i, len - i);
+        if (k == 0) {
+            strbuf_addstr(&clean, "\xEF\xBF\xBD");
+            i++;
+        } else {
+            strbuf_add(&clean, p + i, k);
+            i += k;
+        }
+    }
+    json_t *s = json_stringn(clean.buf, clean.len);
+    strbuf_release(&clean);
+    return s ? s : json_string("");
+}
+
 static int dump_cb(const char *buf, size_t size, void *data)
 {
     strbuf_add(data, buf, size);

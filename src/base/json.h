@@ -95,6 +95,9 @@ int jget_enum(const struct jctx *c, json_t *obj, const char *path, const char *k
 int aka_json_write_file(const char *path, const json_t *v, struct aka_err *err);
 /* A JSON array of the strings of sv (NULL: empty); invalid UTF-8 entries are skipped. */
 json_t *aka_json_string_array(const struct strvec *sv);
+/* Bytes a program wrote (stdout, stderr) as a JSON string, every line and control
+ * character kept (JSON escapes them), invalid UTF-8 replaced by U+FFFD. */
+json_t *aka_json_text(const char *buf, size_t len);
 
 /* Compact, sorted-keys serialization into sb (no trailing newline). */
 void aka_json_dump_compact(const json_t *v, struct strbuf *sb);

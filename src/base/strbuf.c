@@ -113,10 +113,10 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence of 2..4 bytes at p, 0 when it is not one
- * (overlong forms, surrogates and code points above U+10FFFF are not). */
-static size_t utf8_seq(const unsigned char *p, size_t left)
+size_t aka_utf8_len(const unsigned char *p, size_t left)
 {
+    if (p[0] < 0x80)
+        return 1;
     size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
     if (!n || n > left || p[0] > 0xF4)
         return 0;
@@ -134,7 +134,7 @@ void strbuf_add_escaped(struct strbuf *sb, const char *data, size_t len)
     const unsigned char *p = (const unsigned char *)data;
     for (size_t i = 0; i < len;) {
         unsigned char c = p[i];
-        size_t n = c < 0x80 ? 1 : utf8_seq(p + i, len - i);
+        size_t n = aka_utf8_len(p + i, len - i);
         if (c == '\n' || c == '\r' || c == '\t')
             strbuf_addstr(sb, c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t");
         else if (n == 0 || c < 0x20 || c == 0x7F)

@@ -45,6 +45,9 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
  * valid UTF-8 \xNN; all other UTF-8 text is kept as it is.
  */
 void strbuf_add_escaped(struct strbuf *sb, const char *data, size_t len);
+/* Length of the valid UTF-8 sequence at p (left > 0 bytes there), 0 when it is not one
+ * (overlong forms, surrogates and code points above U+10FFFF are not). */
+size_t aka_utf8_len(const unsigned char *p, size_t left);
 /* strbuf_add_escaped of the formatted text. */
 void strbuf_addf_escaped(struct strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -179,17 +179,14 @@ static void wanted_release(struct wanted *w)
 
 static json_t *outcome_json(const struct aka_eval_outcome *o)
 {
-    /* The job's stderr is candidate output: escaped, so it is valid UTF-8 in any case. */
-    struct strbuf log = STRBUF_INIT;
-    strbuf_add_escaped(&log, o->log.buf, o->log.len);
-    json_t *j = json_pack(
-        "{s:i, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:s, s:o}", "exit_code", o->exit_code,
+    /* The job's stderr as it is (the agent's `aka eval -v` escapes it line by line when
+     * it prints, as for a local evaluation); invalid UTF-8 only is replaced. */
+    return json_pack(
+        "{s:i, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:o, s:o}", "exit_code", o->exit_code,
         "result", aka_eval_result_json(o), "kernel_sha256", o->kernel_sha256, "eval_id", o->eval_id,
         "isolation", o->isolation, "transport", o->transport, "platform", o->platform, "framework",
         o->framework ? o->framework : "", "command_exit", o->command_exit, "seconds", o->seconds,
-        "log", log.buf, "notes", aka_json_string_array(&o->notes));
-    strbuf_release(&log);
-    return j;
+        "log", aka_json_text(o->log.buf, o->log.len), "notes", aka_json_string_array(&o->notes));
 }
 
 static json_t *error_json(const struct aka_err *e)
@@ -421,6 +418,14 @@ static bool seen(const struct aka_eval_broker *b, const char *id)
     return false;
 }
 
+static bool stopping(struct aka_eval_broker *b)
+{
+    pthread_mutex_lock(&b->lock);
+    bool stop = b->stop;
+    pthread_mutex_unlock(&b->lock);
+    return stop;
+}
+
 /* Serve every request not answered yet; false once stop is asked. */
 static bool serve_pending(struct aka_eval_broker *b)
 {
@@ -428,20 +433,11 @@ static bool serve_pending(struct aka_eval_broker *b)
     struct aka_err e = AKA_ERR_INIT;
     char id[ID_LEN + 1];
     if (aka_list_dir(b->requests, &names, &e) == 0)
-        for (size_t i = 0; i < names.n; i++) {
-            pthread_mutex_lock(&b->lock);
-            bool stop = b->stop;
-            pthread_mutex_unlock(&b->lock);
-            if (stop)
-                break;
+        for (size_t i = 0; i < names.n && !stopping(b); i++)
             if (request_name(names.v[i], id) && !seen(b, id))
                 serve_one(b, names.v[i], id);
-        }
     strvec_clear(&names);
-    pthread_mutex_lock(&b->lock);
-    bool go_on = !b->stop;
-    pthread_mutex_unlock(&b->lock);
-    return go_on;
+    return !stopping(b);
 }
 
 static void *broker_main(void *arg)

@@ -4,6 +4,7 @@
  */
 #include "sandbox/internal.h"
 
+#include "base/json.h"
 #include "base/proc.h"
 
 #include <stdio.h>
@@ -63,64 +64,11 @@ const char *aka_sandbox_status_name(enum aka_sandbox_status s)
     return "?";
 }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4;
-    else
-        return 0;
-    /* The second byte's range excludes overlong forms, surrogates and > U+10FFFF. */
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    if (n < len || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return len;
-}
-
-/* Output bytes as a JSON string, invalid UTF-8 replaced by U+FFFD. */
-static json_t *text_json(const struct strbuf *sb)
-{
-    struct strbuf clean = STRBUF_INIT;
-    const unsigned char *p = (const unsigned char *)sb->buf;
-    for (size_t i = 0; i < sb->len;) {
-        size_t k = utf8_len(p + i, sb->len - i);
-        if (k == 0) {
-            strbuf_addstr(&clean, "\xEF\xBF\xBD");
-            i++;
-        } else {
-            strbuf_add(&clean, p + i, k);
-            i += k;
-        }
-    }
-    json_t *s = json_stringn(clean.buf, clean.len);
-    strbuf_release(&clean);
-    return s ? s : json_string("");
-}
-
 static json_t *strvec_json(const struct strvec *sv)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < sv->n; i++) {
-        struct strbuf tmp = {0, strlen(sv->v[i]), sv->v[i]};
-        json_array_append_new(a, text_json(&tmp));
+        json_array_append_new(a, aka_json_text(sv->v[i], strlen(sv->v[i])));
     }
     return a;
 }
@@ -146,8 +94,8 @@ json_t *aka_sandbox_result_to_json(const struct aka_sandbox_job *job,
     json_object_set_new(o, "exit_code", json_integer(r->exit_code));
     json_object_set_new(o, "signal", json_integer(r->term_signal));
     json_object_set_new(o, "timed_out", json_boolean(r->timed_out));
-    json_object_set_new(o, "stdout", text_json(&r->out));
-    json_object_set_new(o, "stderr", text_json(&r->err));
+    json_object_set_new(o, "stdout", aka_json_text(r->out.buf, r->out.len));
+    json_object_set_new(o, "stderr", aka_json_text(r->err.buf, r->err.len));
     json_object_set_new(o, "stdout_bytes", json_integer((json_int_t)r->out_bytes));
     json_object_set_new(o, "stderr_bytes", json_integer((json_int_t)r->err_bytes));
     json_object_set_new(o, "stdout_truncated", json_boolean(r->out_truncated));

@@ -307,6 +307,19 @@ static void t_jsonl_errors(void **state)
     strbuf_release(&path);
 }
 
+/* aka_json_text: a program's output keeps its lines and control characters (the reader
+ * escapes them when it prints); only invalid UTF-8 is replaced, by U+FFFD. */
+static void t_text(void **state)
+{
+    static const char raw[] = "line 1\n\tline 2\x1b[31m \xff\xc0\xaf end";
+    (void)state;
+    json_t *s = aka_json_text(raw, sizeof(raw) - 1);
+    assert_non_null(s);
+    assert_string_equal(json_string_value(s),
+                        "line 1\n\tline 2\x1b[31m \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD end");
+    json_decref(s);
+}
+
 static void t_write_round_trip(void **state)
 {
     struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, compact = STRBUF_INIT;
@@ -348,6 +361,7 @@ int main(void)
         cmocka_unit_test(t_paths),
         cmocka_unit_test(t_check_keys),
         cmocka_unit_test(t_enum),
+        cmocka_unit_test(t_text),
         DIR_TEST(t_jsonl),
         DIR_TEST(t_jsonl_errors),
         DIR_TEST(t_write_round_trip),

@@ -211,8 +211,7 @@ class Runner:
         if "seeds" in req:
             return self.sets(sid, [int(seed) for seed in req["seeds"]], bool(req.get("outputs")),
                              bool(req.get("repeat")))
-        sd.seed_everything(int(req["seed"]))
-        inputs = probes.transform(self.code.build_inputs(sid), req.get("probe"))
+        inputs = probes.transform(self.build(sid, int(req["seed"])), req.get("probe"))
         launch = self.code.launch(sid, clone_tree(inputs), 0)
         out = launch.collect(launch.fn())
         self._sync()
