@@ -87,6 +87,8 @@ part_profile() {
     ldd "$(command -v aka)" | grep "not found"
     profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda r4096_c4096 bwrap '^row_sum\('
     profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
+    profile_one rope rope seeds/Triton/kernel.py Triton 7d0c5a2e-0004-4a6b-9e41-000000000004 \
+        bwrap _rope_head
     # The driver may keep performance counters to the host's administrators; the sandbox
     # drops every capability. If the sandboxed profile could not count, say so and
     # profile once without the sandbox, to learn what the counters say.
@@ -225,10 +227,15 @@ case "${1:-}" in
 profile) part_profile ;;
 ssh) part_ssh ;;
 overhead) part_overhead ;;
+triton) # the two Triton profiles (Atrex rmsnorm, SOL rope): minutes, not the native's ~300 s
+    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+    profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
+    profile_one rope rope seeds/Triton/kernel.py Triton 7d0c5a2e-0004-4a6b-9e41-000000000004 \
+        bwrap _rope_head ;;
 all) # the Triton profile only (the native one replays ~300 s), the probe, the ssh campaign
     for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
     profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
     part_overhead
     part_ssh ;;
-*) echo "usage: $0 profile|ssh|overhead|all" >&2; exit 2 ;;
+*) echo "usage: $0 profile|triton|ssh|overhead|all" >&2; exit 2 ;;
 esac

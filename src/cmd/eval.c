@@ -45,6 +45,7 @@ static const char notes_text[] =
 
 static const char *const evaluators[] = {"aka", "official", NULL};
 static const char *const timed_input_modes[] = {"auto", "seeded", "sent", NULL};
+static const char *const timing_modes[] = {"auto", "events", "kernel-span", NULL};
 
 struct eval_opts {
     struct aka_eval_request req;
@@ -127,6 +128,16 @@ static const struct aka_opt flags[] = {
              "builds them from a secret seed sent with the run), sent (the judge sends them), "
              "auto (seeded on a GPU when the operator's input builder repeats itself, else "
              "sent)"},
+    {.name = "--timing",
+     .off = OFF(req.timing),
+     .kind = AKA_OPT_CHOICE,
+     .choices = timing_modes,
+     .def = "auto",
+     .metavar = "HOW",
+     .help = "PyTorch layouts on a GPU: events (CUDA events around the call), kernel-span "
+             "(CUPTI: first kernel start to last kernel end, SOL-ExecBench's method; events "
+             "when CUPTI cannot start, said in the result), auto (kernel-span for "
+             "SOL-ExecBench operators, events otherwise)"},
     {.name = "--warmup",
      .off = OFF(req.warmup),
      .kind = AKA_OPT_INT,

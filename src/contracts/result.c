@@ -304,9 +304,16 @@ static int get_seeds(const struct jctx *c, json_t *obj, struct aka_result *r)
     return 0;
 }
 
-/* How a harness timed; "none" when nothing was timed (e.g. every shape failed). */
-static const char *const timing_methods[] = {"cuda_event", "cuda_graph", "cpu_monotonic",
-                                             "cpu_time",   "none",       NULL};
+/* How a harness timed; "none" when nothing was timed (e.g. every shape failed). The
+ * cupti_kernel_span methods are SOL-ExecBench's (first kernel start to last kernel end). */
+static const char *const timing_methods[] = {"cuda_event",
+                                             "cuda_graph",
+                                             "cupti_kernel_span",
+                                             "cupti_kernel_span_graph",
+                                             "cpu_monotonic",
+                                             "cpu_time",
+                                             "none",
+                                             NULL};
 
 static int get_timing(const struct jctx *c, json_t *obj, struct aka_timing *t)
 {

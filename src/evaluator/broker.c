@@ -47,8 +47,9 @@
 
 static const char *const request_keys[] = {
     "kernel_name", "kernel_base64",  "shape_ids", "multi_seed",   "timed_runs",
-    "warmup",      "time_budget_ms", "tune",      "timed_inputs", NULL};
+    "warmup",      "time_budget_ms", "tune",      "timed_inputs", "timing", NULL};
 static const char *const timed_input_modes[] = {"auto", "seeded", "sent", NULL};
+static const char *const timing_modes[] = {"auto", "events", "kernel-span", NULL};
 
 /* ---- names ----------------------------------------------------------------------------------- */
 
@@ -95,6 +96,8 @@ static json_t *request_json(const struct aka_eval_request *req, const struct str
     json_object_set_new(j, "tune", aka_json_string_array(req->tune));
     if (req->timed_inputs)
         json_object_set_new(j, "timed_inputs", json_string(req->timed_inputs));
+    if (req->timing)
+        json_object_set_new(j, "timing", json_string(req->timing));
     strbuf_release(&b64);
     return j;
 }
@@ -106,6 +109,7 @@ struct wanted {
     struct strvec shape_ids, tune;
     long long multi_seed, timed_runs, warmup, time_budget_ms;
     const char *timed_inputs;
+    const char *timing;
 };
 
 static int string_list(const struct jctx *c, json_t *obj, const char *key, size_t max,
@@ -150,15 +154,17 @@ static int parse_request(const char *path, json_t *doc, struct wanted *w, struct
 {
     struct jctx c = {path, err};
     const char *b64 = NULL;
-    int mode = 0;
+    int mode = 0, timing = 0;
     if (jexpect_obj(&c, doc, "") < 0 || jcheck_keys(&c, doc, "", request_keys) < 0 ||
         jget_str(&c, doc, "", "kernel_name", true, &w->kernel_name) < 0 ||
         jget_str(&c, doc, "", "kernel_base64", true, &b64) < 0 || counts(&c, doc, w) < 0 ||
         string_list(&c, doc, "shape_ids", MAX_SHAPE_IDS, &w->shape_ids) < 0 ||
         string_list(&c, doc, "tune", MAX_TUNE, &w->tune) < 0 ||
-        jget_enum(&c, doc, "", "timed_inputs", false, timed_input_modes, &mode) < 0)
+        jget_enum(&c, doc, "", "timed_inputs", false, timed_input_modes, &mode) < 0 ||
+        jget_enum(&c, doc, "", "timing", false, timing_modes, &timing) < 0)
         return -1;
     w->timed_inputs = timed_input_modes[mode];
+    w->timing = timing_modes[timing];
     if (!kernel_name_ok(w->kernel_name))
         return jfail(&c, "kernel_name",
                      "expected a plain file name (letters, digits, '.', '_', "
@@ -378,6 +384,7 @@ static json_t *evaluate_wanted(struct aka_eval_broker *b, const char *id, struct
         req.warmup = (int)w->warmup;
         req.time_budget_ms = (int)w->time_budget_ms;
         req.timed_inputs = w->timed_inputs;
+        req.timing = w->timing;
         if (aka_write_file_atomic(kernel.buf, w->kernel.buf, w->kernel.len, 0644, &e) == 0 &&
             b->base.resolve(b->base.resolve_data, &op_dir, &e) == 0) {
             req.op_dir = op_dir.buf;

@@ -603,6 +603,8 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
         strvec_push(a, "--official");
     if (c->req->timed_inputs)
         strvec_pushf(a, "--timed-inputs=%s", c->req->timed_inputs);
+    if (c->req->timing)
+        strvec_pushf(a, "--timing=%s", c->req->timing);
     for (size_t i = 0; c->req->shape_ids && i < c->req->shape_ids->n; i++)
         strvec_pushf(a, "--shape-id=%s", c->req->shape_ids->v[i]);
     aka_op_path(&c->op, "solution.json", &sol);
@@ -947,6 +949,11 @@ static int counts(struct eval_ctx *c, struct aka_err *err)
                            "generates every timed run's inputs (the flag is for PyTorch "
                            "layouts)",
                            req->timed_inputs, req->op_dir);
+    if (c->native && req->timing && strcmp(req->timing, "auto") != 0)
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--timing %s: %s is a native operator, whose harness times with "
+                           "CUDA events or the CPU clock (the flag is for PyTorch layouts)",
+                           req->timing, req->op_dir);
     if (!c->native && c->req->tune && c->req->tune->n)
         return aka_err_set(err, AKA_EXIT_USAGE, "--tune: knobs apply to native operators only");
     return 0;

@@ -80,6 +80,8 @@ struct aka_eval_request {
     bool official;
     /* PyTorch layouts: the judge's --timed-inputs (auto, seeded, sent); NULL: auto. */
     const char *timed_inputs;
+    /* PyTorch layouts: the judge's --timing (auto, events, kernel-span); NULL: auto. */
+    const char *timing;
     /* `aka profile`: the job runs the harness under this profiler command line (profile.h
      * aka_profile_ncu_argv; argv[0] an absolute path), which writes its CSV export to
      * AKA_EVAL_PROFILE_EXPORT in the job; the export comes back into artifact_dir. The

@@ -83,4 +83,25 @@ set +e; ev --op-dir "$ops/rmsnorm" --kernel "$ops/rmsnorm/reference.py" --timed-
 rc=$?; set -e
 [ "$rc" = 2 ] && grep -q "timed-inputs: expected one of auto, seeded, sent; got 'bogus'" \
   "$tmp/tib.err" || { cat "$tmp/tib.err"; fail "--timed-inputs bogus: exit $rc"; }
+# --timing likewise (the native harness times with events or the CPU clock); on a CPU a
+# SOL operator asked for kernel spans is timed by the CPU clock, with no fallback note.
+set +e; "$AKA_BIN" eval --platform cpu --framework C --op-dir "$ops/vector_add" \
+  --kernel "$ops/vector_add/seeds/C/kernel.c" --timing kernel-span >/dev/null 2>"$tmp/tm.err"
+rc=$?; set -e
+[ "$rc" = 2 ] && grep -q "native operator, whose harness times with CUDA events" \
+  "$tmp/tm.err" || { cat "$tmp/tm.err"; fail "--timing kernel-span on a native operator: exit $rc"; }
+set +e; ev --op-dir "$ops/rmsnorm" --kernel "$ops/rmsnorm/reference.py" --timing cupti \
+  >/dev/null 2>"$tmp/tmb.err"
+rc=$?; set -e
+[ "$rc" = 2 ] && grep -q "timing: expected one of auto, events, kernel-span; got 'cupti'" \
+  "$tmp/tmb.err" || { cat "$tmp/tmb.err"; fail "--timing cupti: exit $rc"; }
+"$AKA_BIN" eval --platform cpu --framework PyTorch --op-dir "$ops/rope" \
+  --kernel "$ops/rope/solution.json" --timing kernel-span --timed-runs 3 --json \
+  >"$tmp/tms.json" 2>"$tmp/tms.err" || { cat "$tmp/tms.err"; fail "--timing kernel-span on a CPU"; }
+python3 - "$tmp/tms.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["result"]
+assert r["all_pass"] and r["timing"]["method"] == "cpu_monotonic", r["timing"]
+assert not any("kernel spans" in d["message"] for d in r["actionable_diagnostics"]), r
+PY
 echo "eval_python: ok"

@@ -58,7 +58,9 @@ static void t_round_trip(void **state)
                                    .timed_runs = -1,
                                    .warmup = -1,
                                    .shape_ids = &none,
-                                   .tune = &none};
+                                   .tune = &none,
+                                   .timed_inputs = "seeded",
+                                   .timing = "kernel-span"};
     aka_eval_outcome_init(&out);
     assert_int_equal(aka_eval_broker_call(view.buf, &req, &out, &err), -1);
     assert_int_equal(err.code, AKA_EXIT_USAGE);
@@ -132,6 +134,11 @@ static void t_planted_requests(void **state)
     expect_error(answer_to(view.buf, "0000000000000005",
                            "{\"kernel_name\": \"k.c\", \"kernel_base64\": \"@@@\"}", NULL),
                  "kernel_base64");
+    expect_error(answer_to(view.buf, "0000000000000007",
+                           "{\"kernel_name\": \"k.c\", \"kernel_base64\": \"aW50\", "
+                           "\"timing\": \"cupti\"}",
+                           NULL),
+                 "timing");
     /* A link to a file only the supervisor should read is never followed. */
     aka_path_join(&secret, view.buf, "secret.json");
     assert_int_equal(aka_write_file_plain(secret.buf, "{}", 2, 0600, &err), 0);

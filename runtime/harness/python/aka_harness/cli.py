@@ -103,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "crosses the pipe); 'sent', the judge sends them; 'auto' (default): "
                         "seeded on a GPU when the operator's input builder is repeatable, "
                         "else sent")
+    p.add_argument("--timing", choices=("auto", "events", "kernel-span"), default="auto",
+                   help="how a GPU call is timed: 'events', CUDA events around the call; "
+                        "'kernel-span', CUPTI's first kernel start to last kernel end "
+                        "(SOL-ExecBench's method); 'auto' (default): kernel-span for "
+                        "SOL-ExecBench operators, events otherwise. Without CUPTI a "
+                        "kernel-span request falls back to events and the result says so")
     p.add_argument("--allow-unconfined", action="store_true",
                    help="run even when the candidate process cannot be confined (no Landlock); "
                         "its code could then reach the result channel: never for untrusted "

@@ -248,6 +248,11 @@ class Judge:
         self.gaps: dict[str, dict[str, Optional[float]]] = {}
         self.cand: Optional[RunnerGroup] = None
         self.cand_idle: Optional[RunnerGroup] = None  # started, kernel.py not yet imported
+        # Kernel spans (timing.py): None until the reference runner said whether CUPTI
+        # started in it; the fallback flag when it was asked and did not.
+        self.span_achieved: Optional[bool] = None
+        self.span_fallback = False
+        self.span_noted: set[str] = set()
         self.cand_broken: Optional[str] = None
         self.framework: Any = None
         self.probe_plan: Optional[pr.ProbePlan] = None  # --probes: the supervisor's plan
@@ -278,7 +283,21 @@ class Judge:
         return {"op": "init", "cfg": self.plan.runner_config(), "kernel": kernel, "env": env,
                 "device": self.device if kernel else self.args.device,
                 "timeout_s": self.args.candidate_timeout_s, "warmup": self.args.warmup,
-                "backend": backend}
+                "backend": backend, "timing": self._timing_asked()}
+
+    def _timing_asked(self) -> str:
+        """What the runners are asked to time with: "kernel_span" (--timing kernel-span, or
+        auto on a SOL-ExecBench operator, whose evaluator times that way) or "events". The
+        candidate is asked for what the reference runner achieved, so that both roles go
+        through the same path (crosscheck.py compares their gaps): when the reference fell
+        back to events, "events_unheld" (events without the hold, as the reference ran)."""
+        if self.span_achieved is not None:
+            if self.span_achieved:
+                return "kernel_span"
+            return "events_unheld" if self.span_fallback else "events"
+        mode = getattr(self.args, "timing", "auto")
+        want = mode == "kernel-span" or (mode == "auto" and self.plan.layout == "sol")
+        return "kernel_span" if want else "events"
 
     def _fail(self, sid: str, failure: Failure) -> None:
         self.records[sid].passed = False
@@ -308,7 +327,11 @@ class Judge:
         self.device = str(replies[0]["device"])
         self.result.extra["device"] = str(replies[0].get("device_name"))
         self.result.extra["torch_version"] = str(replies[0].get("torch_version"))
-        self.result.timing_method = (method_name(torch.device(self.device), self.args.cuda_graph)
+        self._note_span(replies[0], "reference")
+        self.span_achieved = bool(replies[0].get("kernel_span"))
+        self.span_fallback = bool(replies[0].get("kernel_span_why"))
+        self.result.timing_method = (method_name(torch.device(self.device), self.args.cuda_graph,
+                                                 self.span_achieved)
                                      if self.reps > 0 else "none")
         self.result.l2_flush = self.device == "cuda"
         self.result.latency_statistic = self._statistic()
@@ -665,8 +688,17 @@ class Judge:
                 else "compile_import"
             self.cand_broken = f"{stage}\0{err.get('message')}"
             return None
+        self._note_span(replies[0], "candidate")
         self.cand = group
         return group
+
+    def _note_span(self, reply: dict[str, Any], role: str) -> None:
+        """Say why a runner asked for kernel spans times with events instead."""
+        why = reply.get("kernel_span_why")
+        if why and not reply.get("kernel_span") and role not in self.span_noted:
+            self.span_noted.add(role)
+            self.result.diagnose("timing", f"{role}: CUPTI kernel spans unavailable ({why}); "
+                                 f"timed with CUDA events instead (no hold)")
 
     def candidate_phase(self) -> None:
         with self._phase("candidate_start"):

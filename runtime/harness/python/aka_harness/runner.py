@@ -185,6 +185,10 @@ class Runner:
             self.device = self.coll.init(self.device.type, str(req.get("backend") or "nccl"))
         self.timeout_s = float(req.get("timeout_s") or 0)
         self.timer = RunTimer(self.device, int(req.get("warmup") or 0))
+        # Before any operator or candidate code is imported: CUPTI is started by the
+        # harness, and the reply says whether it did (judge.py decides from it).
+        span_why = self.timer.start_span() if req.get("timing") == "kernel_span" else None
+        self.timer.span_asked = req.get("timing") in ("kernel_span", "events_unheld")
         cfg = req["cfg"]
         kernel = req.get("kernel")
         for name, value in (req.get("env") or {}).items():
@@ -194,7 +198,8 @@ class Runner:
         self.code = cls(cfg, self.device, kernel)
         name = torch.cuda.get_device_name(self.device) if use_cuda else "cpu"
         return {"device": self.device.type, "device_name": name,
-                "torch_version": torch.__version__}
+                "torch_version": torch.__version__,
+                "kernel_span": self.timer.span is not None, "kernel_span_why": span_why}
 
     def setup(self, req: dict[str, Any]) -> dict[str, Any]:
         self.code.setup(str(req["sid"]), req["spec"], int(req["seed"]))

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# h200_official.sh — issue 16 must-show 1 and issue 15 must-show 1 on a lent H200, in one
+# device call (bench/make_devcarry.sh, then .devcarry/official/ filled as docs/evaluator.md
+# "Comparing with the official evaluators" says; carry .devcarry):
+#   1. where CUPTI is on this machine, and bench/span_probe.py (kernel spans vs events);
+#   2. rope (SOL-ExecBench) through `aka eval` timed by kernel span and by events, and
+#      through the official `sol-execbench` (installed from the carried wheels into
+#      /tmp/official, outside aka), for the Triton seed and the PyTorch solution.json;
+#   3. rmsnorm and silu_and_mul (Atrex-Bench) through `aka eval` and the official
+#      scripts/run_eval.py, Triton seeds;
+#   4. `aka profile` (Nsight Compute, --clock-control none) next to `aka eval` on rmsnorm's
+#      shape 3 (Atrex, events) and rope's largest workload (SOL, kernel span).
+# PARTS (default "probe sol atrex profile") picks parts. Lines go to $OUT/summary.txt,
+# JSON and logs to $OUT/raw.tgz. Clocks, power and compute mode are never touched.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. bench/device_install.sh
+src=$PWD out=${OUT:-/tmp/aka-h200-official} raw=/tmp/official-raw
+mkdir -p "$out" "$raw"
+note() { echo "== $* ($(date -u +%T))" | tee -a "$out/summary.txt"; }
+pack() { tar -czf "$out/raw.tgz" -C "$raw" . 2>/dev/null; }
+has() { case " ${PARTS:-probe sol atrex profile} " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# ev NAME ARGS...: one `aka eval --json`, one summary line.
+ev() {
+  local name=$1; shift
+  local s0; s0=$(date +%s.%N)
+  timeout "${EVAL_TIMEOUT:-240}" aka eval --platform nvidia/h200 --json "$@" \
+    >"$raw/$name.json" 2>"$raw/$name.err"
+  python3 bench/official_compare.py aka "$name" "$?" "$s0" "$raw/$name.json" |
+    tee -a "$out/summary.txt"
+  pack
+}
+
+install_official() {
+  [ -d /tmp/official ] && return 0
+  pip install --no-index --no-deps --target /tmp/official .devcarry/official/*.whl \
+    >"$raw/pip.log" 2>&1 || { tail -5 "$raw/pip.log"; return 1; }
+  cp -r .devcarry/official/sol_execbench /tmp/official/
+}
+
+if has probe; then
+  note "environment"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader | tee -a "$out/summary.txt"
+  python3 -c 'import sys, torch, triton; print(sys.version.split()[0], torch.__version__, triton.__version__)' |
+    tee -a "$out/summary.txt"
+  find / -name 'libcupti.so*' -not -path '/proc/*' 2>/dev/null | head -8 | tee -a "$out/summary.txt"
+  note "span probe"
+  PYTHONPATH=runtime/harness/python timeout 180 python3 bench/span_probe.py 100 2>&1 |
+    tee -a "$out/summary.txt"
+fi
+
+if has sol; then
+  install_official
+  k=$src/examples/ops/rope/seeds/Triton/kernel.py
+  sol=$src/examples/ops/rope/solution.json
+  note "rope through aka eval"
+  ev rope_triton_span --op-dir examples/ops/rope --kernel "$k" --framework Triton
+  ev rope_triton_events --op-dir examples/ops/rope --kernel "$k" --framework Triton --timing events
+  ev rope_pytorch_span --op-dir examples/ops/rope --kernel "$sol" --framework PyTorch
+  note "rope through the official sol-execbench"
+  python3 - "$k" "$raw/rope_triton_solution.json" <<'PY'
+import json, sys
+src = open(sys.argv[1]).read()
+json.dump({"name": "aka-rope-triton-seed", "definition": "rope_neox_h8_d128", "author": "aka",
+           "spec": {"languages": ["triton"], "target_hardware": ["LOCAL"],
+                    "entry_point": "kernel.py::run", "destination_passing_style": True},
+           "sources": [{"path": "kernel.py", "content": src}]}, open(sys.argv[2], "w"))
+PY
+  for s in triton pytorch; do
+    sfile=$raw/rope_triton_solution.json
+    [ "$s" = pytorch ] && sfile=$sol
+    s0=$(date +%s.%N)
+    PYTHONPATH=/tmp/official timeout 300 python3 -c 'import sys; from sol_execbench.cli import cli; sys.argv[0]="sol-execbench"; cli()' \
+      examples/ops/rope --solution "$sfile" -o "$raw/rope_${s}_official.jsonl" \
+      >"$raw/rope_${s}_official.out" 2>&1
+    python3 bench/official_compare.py sol "rope_${s}_official" "$?" "$s0" \
+      "$raw/rope_${s}_official.jsonl" | tee -a "$out/summary.txt"
+    tail -3 "$raw/rope_${s}_official.out"
+    pack
+  done
+fi
+
+if has atrex; then
+  install_official
+  for op in rmsnorm silu_and_mul; do
+    k=$src/examples/ops/$op/seeds/Triton/kernel.py
+    note "$op through aka eval and the official run_eval.py"
+    ev "${op}_triton" --op-dir "examples/ops/$op" --kernel "$k" --framework Triton
+    s0=$(date +%s.%N)
+    PYTHONPATH=/tmp/official:$src/.devcarry/official/atrex/src timeout 400 \
+      python3 .devcarry/official/atrex/scripts/run_eval.py --input "$k" \
+      --reference-dir "examples/ops/$op" --output "$raw/${op}_official" \
+      >"$raw/${op}_official.out" 2>&1
+    python3 bench/official_compare.py atrex "${op}_official" "$?" "$s0" \
+      "$(find "$raw/${op}_official" -name eval_result.json | head -1)" | tee -a "$out/summary.txt"
+    tail -3 "$raw/${op}_official.out"
+    pack
+  done
+fi
+
+if has profile; then
+  note "profile against eval"
+  OUT=$out/profile bash bench/h200_profile_ssh.sh triton 2>&1 | tail -40 |
+    tee -a "$out/summary.txt"
+fi
+pack
+exit 0

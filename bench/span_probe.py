@@ -1,0 +1,86 @@
+"""span_probe.py — CUPTI kernel spans against CUDA events, with the judges' RunTimer.
+
+Issue 16 (SOL-ExecBench times by kernel span) and issue 15 (a profile's kernel duration
+against `aka eval`). Times the same calls two ways with aka_harness.timing.RunTimer: the
+event path (flush, 1,000 us hold, events) and the kernel-span path (flush, the call,
+CUPTI's first start to last end). Events are measured first: once CUPTI tracing is on it
+stays on in the process. For each probe prints the median of N runs, and for spans the
+records CUPTI delivered per call and the whole once() wall time (what a span adds to the
+judge's path). Probes: an empty kernel, x.sum(1) of 4096 x 4096 fp32 (alone, and after
+50 ms of idle each time), 20 small in-place adds (a launch-bound multi-kernel call) and a
+4096^3 bf16 matmul.
+
+    PYTHONPATH=runtime/harness/python python3 bench/span_probe.py [N]
+"""
+import statistics
+import sys
+import time
+
+import torch
+
+from aka_harness.timing import RunTimer
+
+
+def probes(dev):
+    x = torch.randn(4096, 4096, device=dev)
+    out = torch.empty(4096, device=dev)
+    small = torch.zeros(1024, device=dev)
+    a = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
+    b = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
+
+    def chain():
+        for _ in range(20):
+            small.add_(1.0)
+
+    def idle():
+        torch.cuda.synchronize()
+        time.sleep(0.05)
+
+    total = lambda: torch.sum(x, 1, out=out)  # noqa: E731
+    return [("empty kernel", lambda: torch.cuda._sleep(0), None),
+            ("x.sum(1) 4096x4096 fp32", total, None),
+            ("x.sum(1) after 50 ms idle", total, idle),
+            ("20 in-place adds (1024 fp32)", chain, None),
+            ("matmul 4096^3 bf16", lambda: torch.matmul(a, b), None)]
+
+
+def time_all(timer, cases, n, span):
+    rows = {}
+    for name, fn, pre in cases:
+        timer.warm(fn)
+        lat, walls, recs = [], [], []
+        for _ in range(n if pre is None else max(n // 4, 5)):
+            if pre is not None:
+                pre()
+            t0 = time.perf_counter_ns()
+            lat.append(timer.once(fn)[1])
+            walls.append((time.perf_counter_ns() - t0) / 1000.0)
+            if span:
+                recs.append(len(timer.span.records.launches) + len(timer.span.records.activities))
+        rows[name] = (statistics.median(lat), statistics.median(walls),
+                      statistics.median(recs) if recs else None)
+    return rows
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    dev = torch.device("cuda", 0)
+    cases = probes(dev)
+    events = time_all(RunTimer(dev, 10), cases, n, False)
+    timer = RunTimer(dev, 10)
+    why = timer.start_span()
+    if why:
+        print(f"kernel spans unavailable: {why}")
+        return
+    print(f"CUPTI: {timer.span.path}")
+    spans = time_all(timer, cases, n, True)
+    print(f"| probe (median of {n}) | events us | span us | events once() wall us | "
+          f"span once() wall us | CUPTI records per call |")
+    print("|---|---|---|---|---|---|")
+    for name, _, _ in cases:
+        e, s = events[name], spans[name]
+        print(f"| {name} | {e[0]:.2f} | {s[0]:.2f} | {e[1]:.0f} | {s[1]:.0f} | {s[2]} |")
+
+
+if __name__ == "__main__":
+    main()
