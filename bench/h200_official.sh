@@ -8,6 +8,7 @@
 #      /tmp/official, outside aka), for the Triton seed and the PyTorch solution.json;
 #   3. rmsnorm and silu_and_mul (Atrex-Bench) through `aka eval` and the official
 #      scripts/run_eval.py, Triton seeds;
+#   5. (part red) hostile SOL candidates on rope, timed by kernel span;
 #   4. `aka profile` (Nsight Compute, --clock-control none) next to `aka eval` on rmsnorm's
 #      shape 3 (Atrex, events) and rope's largest workload (SOL, kernel span).
 # PARTS (default "probe sol atrex profile") picks parts. Lines go to $OUT/summary.txt,
@@ -19,7 +20,7 @@ src=$PWD out=${OUT:-/tmp/aka-h200-official} raw=/tmp/official-raw
 mkdir -p "$out" "$raw"
 note() { echo "== $* ($(date -u +%T))" | tee -a "$out/summary.txt"; }
 pack() { tar -czf "$out/raw.tgz" -C "$raw" . 2>/dev/null; }
-has() { case " ${PARTS:-probe sol atrex profile} " in *" $1 "*) return 0 ;; esac; return 1; }
+has() { case " ${PARTS:-probe sol method atrex profile} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ev NAME ARGS...: one `aka eval --json`, one summary line.
 ev() {
@@ -81,6 +82,17 @@ PY
   done
 fi
 
+if has method; then
+  install_official
+  note "rope's PyTorch solution: the owner's CUPTI function and aka's RunTimer, plain processes"
+  for t in 1 8192; do
+    for m in ${METHOD_MODES:-official aka aka_inference official aka}; do
+      PYTHONPATH=runtime/harness/python:/tmp/official timeout 120 \
+        python3 bench/span_vs_official.py "$m" "$t" 2>&1 | tail -1 | tee -a "$out/summary.txt"
+    done
+  done
+fi
+
 if has atrex; then
   install_official
   for op in rmsnorm silu_and_mul; do
@@ -90,12 +102,31 @@ if has atrex; then
     s0=$(date +%s.%N)
     PYTHONPATH=/tmp/official:$src/.devcarry/official/atrex/src timeout 400 \
       python3 .devcarry/official/atrex/scripts/run_eval.py --input "$k" \
-      --reference-dir "examples/ops/$op" --output "$raw/${op}_official" \
+      --reference-dir "$src/examples/ops/$op" --output "$raw/${op}_official" \
       >"$raw/${op}_official.out" 2>&1
     python3 bench/official_compare.py atrex "${op}_official" "$?" "$s0" \
       "$(find "$raw/${op}_official" -name eval_result.json | head -1)" | tee -a "$out/summary.txt"
     tail -3 "$raw/${op}_official.out"
+    if [ -n "${ATREX_NO_ATTRIBUTION:-}" ]; then  # its bench loop without torch.profiler
+      s0=$(date +%s.%N)
+      PYTHONPATH=/tmp/official:$src/.devcarry/official/atrex/src timeout 400 \
+        python3 .devcarry/official/atrex/scripts/run_eval.py --input "$k" \
+        --reference-dir "$src/examples/ops/$op" --output "$raw/${op}_official_noattr" \
+        --skip-kernel-attribution >"$raw/${op}_official_noattr.out" 2>&1
+      python3 bench/official_compare.py atrex "${op}_official_noattr" "$?" "$s0" \
+        "$(find "$raw/${op}_official_noattr" -name eval_result.json | head -1)" |
+        tee -a "$out/summary.txt"
+    fi
     pack
+  done
+fi
+
+if has red; then  # hostile SOL candidates timed by kernel span
+  note "hostile candidates on rope, kernel spans"
+  for h in sol_patch_kernel_span sol_dps_skip_write; do
+    ev "red_$h" --op-dir examples/ops/rope --kernel "$src/tests/redteam/python/$h.py" \
+      --framework PyTorch --timed-runs 30 --shape-id 7d0c5a2e-0003-4a6b-9e41-000000000003 \
+      --shape-id 7d0c5a2e-0004-4a6b-9e41-000000000004
   done
 fi
 

@@ -46,8 +46,8 @@
 #define ID_LEN            16
 
 static const char *const request_keys[] = {
-    "kernel_name", "kernel_base64",  "shape_ids", "multi_seed",   "timed_runs",
-    "warmup",      "time_budget_ms", "tune",      "timed_inputs", "timing", NULL};
+    "kernel_name",    "kernel_base64", "shape_ids",    "multi_seed", "timed_runs", "warmup",
+    "time_budget_ms", "tune",          "timed_inputs", "timing",     NULL};
 static const char *const timed_input_modes[] = {"auto", "seeded", "sent", NULL};
 static const char *const timing_modes[] = {"auto", "events", "kernel-span", NULL};
 

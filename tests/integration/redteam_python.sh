@@ -71,6 +71,7 @@ run defer_thread fail '^output of a timed run is wrong' "$red/defer_thread.py" "
 run read_judge fail 'elements outside atol' "$red/read_judge.py" "${rms[@]}"
 run sol_dps_skip_write fail '^output of a timed run is wrong' "$red/sol_dps_skip_write.py" \
   "${rope[@]}"
+run sol_patch_kernel_span fail '^timing tampered' "$red/sol_patch_kernel_span.py" "${rope[@]}"
 run honest_rmsnorm pass '' "$ops/rmsnorm/reference.py" "${rms[@]}"
 # Seeded timed inputs (the GPU default; forced here on the CPU): the candidate runner
 # builds each timed run's inputs from the seed sent with it, so it can also tamper with
