@@ -130,6 +130,16 @@ if has red; then  # hostile SOL candidates timed by kernel span
   done
 fi
 
+if has native; then  # the native CUDA seed: eval against a duration-only profile
+  note "row_sum_cuda: eval and profile --level survey"
+  OUT=$out/native bash bench/h200_profile_ssh.sh native 2>&1 | tail -12 | tee -a "$out/summary.txt"
+  note "ncu on x.sum(1): clean L2 against the harness's cache state"
+  OUT=$out/native bash bench/h200_profile_ssh.sh cache 2>&1 | tail -6 | tee -a "$out/summary.txt"
+  note "x.sum(1) after a written and a read flush"
+  PYTHONPATH=runtime/harness/python timeout 120 python3 bench/span_probe.py 100 flush 2>&1 |
+    tee -a "$out/summary.txt"
+fi
+
 if has profile; then
   note "profile against eval"
   OUT=$out/profile bash bench/h200_profile_ssh.sh triton 2>&1 | tail -40 |

@@ -54,7 +54,7 @@ profile_one() {
     note "profile $tag ($iso)"
     t0=$(date +%s%N)
     (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 aka profile --shape-id "$shape" \
-        --level sol --chip H200 --kernel-regex "$regex" --json >"$out/$tag.profile.json" 2>"$out/$tag.profile.err")
+        --level "${PROFILE_LEVEL:-sol}" --chip H200 --kernel-regex "$regex" --json >"$out/$tag.profile.json" 2>"$out/$tag.profile.err")
     echo "profile exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     tail -5 "$out/$tag.profile.err"
     cp "$WT/.aka/profiles/raw/profile.csv" "$out/$tag.ncu_raw.csv" 2>/dev/null &&
@@ -223,10 +223,46 @@ print("ncu reduce kernel durations (us):", [round(v, 2) for v in vals])
 PY
 }
 
+# Nsight Compute's kernel time of the same reduce under the cache state the harness leaves
+# (--cache-control none: the probe's own zero_ flush precedes each launch), one pass
+# (duration only) and many (the sol level's sections), against the default
+# (--cache-control all: flushed and invalidated, clean) (issue 15).
+part_cache() {
+    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+    local tag flags
+    for tag in all_duration none_duration none_sol; do
+        case $tag in
+        all_duration) flags=(--cache-control all --metrics gpu__time_duration.sum) ;;
+        none_duration) flags=(--cache-control none --metrics gpu__time_duration.sum) ;;
+        none_sol) flags=(--cache-control none --section SpeedOfLight) ;;
+        esac
+        PYTHONPATH=$root/runtime/harness/python timeout 120 ncu --clock-control none \
+            --kernel-name regex:reduce --launch-count 10 "${flags[@]}" --csv --page raw \
+            --print-units base python3 bench/event_overhead_probe.py 5 \
+            >"$out/cache_$tag.csv" 2>"$out/cache_$tag.err"
+        python3 - "$out/cache_$tag.csv" "$tag" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r]
+head = next((i for i, r in enumerate(rows) if "gpu__time_duration.sum" in r), None)
+if head is None:
+    print(sys.argv[2], "no ncu rows"); sys.exit()
+col = rows[head].index("gpu__time_duration.sum")
+vals = [float(r[col]) / 1e3 for r in rows[head + 2:]
+        if len(r) > col and r[col].replace(".", "").isdigit()]
+print(sys.argv[2], "reduce durations (us):", [round(v, 2) for v in vals])
+PY
+    done
+}
+
 case "${1:-}" in
 profile) part_profile ;;
 ssh) part_ssh ;;
 overhead) part_overhead ;;
+cache) part_cache ;;
+native) # the native CUDA seed by duration only (--level survey: one ncu pass per launch)
+    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+    PROFILE_LEVEL=survey profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda \
+        r4096_c4096 bwrap '^row_sum\(' ;;
 triton) # the two Triton profiles (Atrex rmsnorm, SOL rope): minutes, not the native's ~300 s
     for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
     profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
@@ -237,5 +273,5 @@ all) # the Triton profile only (the native one replays ~300 s), the probe, the s
     profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
     part_overhead
     part_ssh ;;
-*) echo "usage: $0 profile|triton|ssh|overhead|all" >&2; exit 2 ;;
+*) echo "usage: $0 profile|native|triton|cache|ssh|overhead|all" >&2; exit 2 ;;
 esac

@@ -11,6 +11,9 @@ judge's path). Probes: an empty kernel, x.sum(1) of 4096 x 4096 fp32 (alone, and
 4096^3 bf16 matmul.
 
     PYTHONPATH=runtime/harness/python python3 bench/span_probe.py [N]
+    PYTHONPATH=runtime/harness/python python3 bench/span_probe.py N flush
+(the second: x.sum(1) after the judges' zero_ flush and after a flush that only reads,
+which leaves no dirty lines for the timed kernel to write back)
 """
 import statistics
 import sys
@@ -62,9 +65,45 @@ def time_all(timer, cases, n, span):
     return rows
 
 
+class ReadFlushTimer(RunTimer):
+    """The same timer with a flush that leaves L2 clean: the 256 MiB buffer is read (a
+    sum), not written, so the timed kernel never writes back the flush's dirty lines."""
+
+    def _flush_l2(self):
+        if self._flush is None:
+            self._flush = torch.ones(self.flush_bytes() // 8, dtype=torch.int64,
+                                     device=self.device)
+        self._flush.sum()
+
+
+def flush_rows(dev, n):
+    """x.sum(1) by events and spans after the written (zero_) and the read flush."""
+    x = torch.randn(4096, 4096, device=dev)
+    out = torch.empty(4096, device=dev)
+    fn = lambda: torch.sum(x, 1, out=out)  # noqa: E731
+    rows = []
+    for name, cls in (("zero_ flush (the judges')", RunTimer), ("read flush", ReadFlushTimer)):
+        t = cls(dev, 10)
+        t.warm(fn)
+        rows.append((name, statistics.median(t.once(fn)[1] for _ in range(n))))
+    return rows
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     dev = torch.device("cuda", 0)
+    if len(sys.argv) > 2 and sys.argv[2] == "flush":
+        for name, us in flush_rows(dev, n):
+            print(f"| x.sum(1) 4096x4096 fp32, events, {name} | {us:.2f} |")
+        t = ReadFlushTimer(dev, 10)
+        if t.start_span() is None:
+            x = torch.randn(4096, 4096, device=dev)
+            out = torch.empty(4096, device=dev)
+            fn = lambda: torch.sum(x, 1, out=out)  # noqa: E731
+            t.warm(fn)
+            us = statistics.median(t.once(fn)[1] for _ in range(n))
+            print(f"| x.sum(1) 4096x4096 fp32, kernel span, read flush | {us:.2f} |")
+        return
     cases = probes(dev)
     events = time_all(RunTimer(dev, 10), cases, n, False)
     timer = RunTimer(dev, 10)
