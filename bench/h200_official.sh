@@ -20,7 +20,7 @@ src=$PWD out=${OUT:-/tmp/aka-h200-official} raw=/tmp/official-raw
 mkdir -p "$out" "$raw"
 note() { echo "== $* ($(date -u +%T))" | tee -a "$out/summary.txt"; }
 pack() { tar -czf "$out/raw.tgz" -C "$raw" . 2>/dev/null; }
-has() { case " ${PARTS:-probe sol method atrex profile} " in *" $1 "*) return 0 ;; esac; return 1; }
+has() { case " ${PARTS:-probe sol method atrex span red native profile} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ev NAME ARGS...: one `aka eval --json`, one summary line.
 ev() {
@@ -130,7 +130,17 @@ if has red; then  # hostile SOL candidates timed by kernel span
   done
 fi
 
+if has span; then  # the native CUDA seed timed by kernel span and by events
+  note "row_sum_cuda: kernel span and events"
+  k=$src/examples/ops/row_sum_cuda/seeds/Cuda/kernel.cu
+  ev row_sum_span --op-dir examples/ops/row_sum_cuda --kernel "$k" --framework Cuda \
+    --timing kernel-span
+  ev row_sum_events --op-dir examples/ops/row_sum_cuda --kernel "$k" --framework Cuda
+fi
+
 if has native; then  # the native CUDA seed: eval against a duration-only profile
+  { command -v ninja; python3 -c 'import ninja; print("ninja module", ninja.__version__)';
+    ls /usr/local/cuda/include/cupti_activity.h; } 2>&1 | tee -a "$out/summary.txt"
   note "row_sum_cuda: eval and profile --level survey"
   OUT=$out/native bash bench/h200_profile_ssh.sh native 2>&1 | tail -12 | tee -a "$out/summary.txt"
   note "ncu on x.sum(1): clean L2 against the harness's cache state"

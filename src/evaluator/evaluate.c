@@ -237,6 +237,8 @@ json_t *aka_eval_native_plan(const struct aka_operator *op, const struct aka_nat
         (json_int_t)o->rotate_budget, "shapes", shapes);
     if (o->time_budget_ms > 0)
         json_object_set_new(plan, "time_budget_ms", json_integer(o->time_budget_ms));
+    if (o->kernel_span)
+        json_object_set_new(plan, "timing", json_string("kernel_span"));
     if (o->probes)
         json_object_set_new(plan, "probes", json_deep_copy(o->probes));
     if (op->native.language == AKA_LANG_C)
@@ -446,6 +448,7 @@ static int write_plan(struct eval_ctx *c, struct aka_err *err)
         .llc_bytes = llc,
         .probes = c->req->probes,
         .time_budget_ms = time_budget_ms(c->req),
+        .kernel_span = c->req->timing && strcmp(c->req->timing, "kernel-span") == 0,
     };
     struct strbuf path = STRBUF_INIT;
     json_t *plan = aka_eval_native_plan(&c->op, &o, err);
@@ -949,10 +952,10 @@ static int counts(struct eval_ctx *c, struct aka_err *err)
                            "generates every timed run's inputs (the flag is for PyTorch "
                            "layouts)",
                            req->timed_inputs, req->op_dir);
-    if (c->native && req->timing && strcmp(req->timing, "auto") != 0)
+    if (c->native && !c->cuda && req->timing && strcmp(req->timing, "auto") != 0)
         return aka_err_set(err, AKA_EXIT_USAGE,
-                           "--timing %s: %s is a native operator, whose harness times with "
-                           "CUDA events or the CPU clock (the flag is for PyTorch layouts)",
+                           "--timing %s: %s is a native C operator, timed on the CPU by the "
+                           "judge's clocks (the flag is for GPU operators)",
                            req->timing, req->op_dir);
     if (!c->native && c->req->tune && c->req->tune->n)
         return aka_err_set(err, AKA_EXIT_USAGE, "--tune: knobs apply to native operators only");

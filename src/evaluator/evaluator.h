@@ -167,6 +167,7 @@ struct aka_native_plan_opts {
     long long llc_bytes, rotate_budget; /* 0: the harness decides */
     const json_t *probes;               /* NULL, or aka_eval_request.probes */
     int time_budget_ms;                 /* a shape's timed runs per runner; 0: none */
+    bool kernel_span;                   /* CUDA: time by CUPTI kernel span, not events */
 };
 
 /* plan.json ("aka.native.plan.v1") for a native operator; code 2 on an unknown shape id. */

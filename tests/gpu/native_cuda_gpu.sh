@@ -128,6 +128,18 @@ run reference-as-candidate pass "$TMP/reference_as_kernel.cu"
 run seed pass "$OP/seeds/Cuda/kernel.cu"
 run side-stream fail "$RED/cuda_side_stream.cu"
 run never-writes fail "$RED/cuda_never_writes.cu"
+# Timed by CUPTI kernel span: the seed still passes, the result says so, and its latency
+# is below the event-timed one (a span leaves out the event pair and the launch).
+AKA_EVAL_ARGS="${AKA_EVAL_ARGS:-} --timing kernel-span --json" run seed-span pass \
+    "$OP/seeds/Cuda/kernel.cu"
+python3 - "$TMP/seed-span.out" <<'PY' || failures=$((failures + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))["result"]
+method = r["timing"]["method"]
+notes = [d["message"] for d in r.get("actionable_diagnostics") or [] if d["stage"] == "timing"]
+print("seed-span: method", method, "geomean", r.get("latency_us_geomean"), notes)
+assert method == "cupti_kernel_span" or any("CUPTI" in n for n in notes), (method, notes)
+PY
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"

@@ -39,7 +39,7 @@ static void load_example(const char *name, struct aka_operator *op)
 static json_t *plan_for(const struct aka_operator *op, const struct strvec *ids, int seeds,
                         struct aka_err *err)
 {
-    struct aka_native_plan_opts o = {"E1", SHA_A, ids, seeds, 2, 5, 1 << 20, 0, NULL, 0};
+    struct aka_native_plan_opts o = {"E1", SHA_A, ids, seeds, 2, 5, 1 << 20, 0, NULL, 0, false};
     return aka_eval_native_plan(op, &o, err);
 }
 
@@ -76,6 +76,27 @@ static void t_plan_vector_add(void **state)
 }
 
 /* A probe plan: its cases are the plan's seeds, and the plan carries them for the judge. */
+/* --timing kernel-span reaches the native plan as "timing"; without it the key is absent
+ * (the native judge then times with events). */
+static void t_plan_timing(void **state)
+{
+    struct aka_operator op;
+    struct aka_err err = AKA_ERR_INIT;
+    (void)state;
+    load_example("row_sum_cuda", &op);
+    struct aka_native_plan_opts o = {"E1", SHA_A, NULL, 1, 2, 5, 0, 0, NULL, 0, true};
+    json_t *plan = aka_eval_native_plan(&op, &o, &err);
+    assert_non_null(plan);
+    assert_string_equal(json_string_value(json_object_get(plan, "timing")), "kernel_span");
+    json_decref(plan);
+    o.kernel_span = false;
+    plan = aka_eval_native_plan(&op, &o, &err);
+    assert_non_null(plan);
+    assert_null(json_object_get(plan, "timing"));
+    json_decref(plan);
+    aka_operator_release(&op);
+}
+
 static void t_plan_probes(void **state)
 {
     struct aka_operator op;
@@ -87,7 +108,7 @@ static void t_plan_probes(void **state)
                   "float32", 1e-4, "cases", "name", "magnitude_1e3", "seed", 2, "scale", 1e3,
                   "offset", 0.0, "pattern", "none", "name", "other_seed", "seed", 1007, "scale",
                   1.0, "offset", 0.0, "pattern", "constant_rows");
-    struct aka_native_plan_opts o = {"E1", SHA_A, NULL, 5, 2, 5, 1 << 20, 0, probes, 0};
+    struct aka_native_plan_opts o = {"E1", SHA_A, NULL, 5, 2, 5, 1 << 20, 0, probes, 0, false};
     json_t *plan = aka_eval_native_plan(&op, &o, &err);
     assert_non_null(plan);
     json_t *seeds = json_object_get(plan, "seeds");
@@ -575,6 +596,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_plan_vector_add),
         cmocka_unit_test(t_plan_probes),
+        cmocka_unit_test(t_plan_timing),
         cmocka_unit_test(t_plan_filter_and_params),
         cmocka_unit_test(t_plan_resolves_everything),
         cmocka_unit_test(t_identity),

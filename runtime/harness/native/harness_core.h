@@ -87,6 +87,7 @@ typedef struct hx_plan {
     int64_t llc_bytes;     /* last-level cache one core sees; 0: ask the system */
     int64_t rotate_budget; /* most bytes the rotated copies of one shape may take; 0: default */
     int cpu_time;          /* CPU: the latency is the runner's CPU time, not the window */
+    int kernel_span;       /* CUDA: time by CUPTI kernel span (plan "timing") */
     hx_shape *shapes;
     int n_shapes;
 } hx_plan;
@@ -290,6 +291,8 @@ typedef struct hx_eval {
     const hx_probe *probe; /* the probe of the case being loaded, NULL outside probe plans */
     int max_threads;       /* most threads a runner may have between requests */
     int64_t device_free;   /* the reference runner's SETUP answer (CUDA) */
+    int span;              /* the reference runner times by kernel span (its SETUP answer) */
+    int span_noted[2];     /* a role's "no kernel spans" diagnostic is written */
     hx_runner run;
     int have_runner;
     hx_runner pinger; /* the calibration process, for the whole evaluation */
@@ -304,6 +307,9 @@ typedef struct hx_eval {
 /* A line in failures[] ("sid=ID: ..."), and a diagnostic when stage is not NULL. */
 void hx_fail(hx_acc *a, const char *shape, const char *stage, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A diagnostic that is not a failure (stage, then the message). */
+void hx_diagnose(hx_acc *a, const char *stage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* A failure of the reference: the operator's bug, exit code 3. */
 void hx_reference_failed(hx_eval *ev, const hx_shape *sh, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -418,6 +418,31 @@ static int cpu_window_asleep(const hx_eval *ev)
     return !ev->tg->device && ev->plan->cpu_time;
 }
 
+/* How a runner is asked to time (harness_proto.h HP_TIMING_*): kernel spans when the plan
+ * says so, except that a candidate follows what the reference runner achieved, so that both
+ * roles go through the same path (the cross-check compares their gaps): events without the
+ * hold when the reference could not start CUPTI. */
+static int timing_ask(const hx_eval *ev)
+{
+    if (!ev->tg->device || !ev->plan->kernel_span)
+        return HP_TIMING_EVENTS;
+    return !ev->candidate || ev->span ? HP_TIMING_SPAN : HP_TIMING_EVENTS_UNHELD;
+}
+
+/* Say once per role when kernel spans were asked for and a runner could not start CUPTI
+ * (its log says why); that runner's calls are timed by events, never lower than a span. */
+static void note_span(hx_eval *ev, const char *who)
+{
+    if (timing_ask(ev) != HP_TIMING_SPAN || ev->run.ctl->timing_span ||
+        ev->span_noted[ev->candidate])
+        return;
+    ev->span_noted[ev->candidate] = 1;
+    hx_diagnose(&ev->a, "timing",
+                "%s: CUPTI kernel spans unavailable (the job log says why); timed with CUDA "
+                "events instead (no hold)",
+                who);
+}
+
 /* Start a runner and SETUP; 0 ok, else text in msg and the status in *status. */
 static int start_runner(hx_eval *ev, const char *path, const char *who, char *msg, size_t n,
                         int *status)
@@ -430,12 +455,16 @@ static int start_runner(hx_eval *ev, const char *path, const char *who, char *ms
     }
     ev->have_runner = 1;
     ev->run.cpu_window_asleep = cpu_window_asleep(ev);
+    ev->run.ctl->timing_ask = timing_ask(ev);
     if (request(ev, HP_REQ_SETUP, 0, &c, msg, n) != 0) {
         *status = c.status;
         return -1;
     }
-    if (!ev->candidate)
+    if (!ev->candidate) {
         ev->device_free = ev->run.ctl->device_free;
+        ev->span = ev->run.ctl->timing_span;
+    }
+    note_span(ev, who);
     return 0;
 }
 

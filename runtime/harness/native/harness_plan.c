@@ -11,6 +11,7 @@
  *    "kernel_sha256": HEX, "seeds": [S...], "warmup": W, "reps": R,
  *    "llc_bytes": N, "rotate_budget_bytes": N, "cpu_timing": "cpu_time"|"wall" (optional: wall),
  *    "time_budget_ms": N (optional, 0: none; a shape's timed runs, per runner),
+ *    "timing": "events"|"kernel_span" (optional: events; CUDA: how a call is timed),
  *    "probes": {"rel_l2": {"float32": X, "float64": X, "float16": X, "bfloat16": X},
  *               "cases": [{"name", "scale", "offset", "pattern": "none"|"constant_rows"}]}
  *              (optional: a probe plan of the supervisor's, one case per seed),
@@ -218,6 +219,11 @@ static int read_header(json_t *root, hx_plan *p, char *why, size_t n)
                    json_integer_value(budget) > 3600000))
         return fail(why, n, "time_budget_ms: expected an integer in 0..3600000");
     p->time_budget_us = budget ? 1e3 * (double)json_integer_value(budget) : 0;
+    const char *how = json_string_value(json_object_get(root, "timing"));
+    if (json_object_get(root, "timing") &&
+        (!how || (strcmp(how, "events") != 0 && strcmp(how, "kernel_span") != 0)))
+        return fail(why, n, "timing: expected \"events\" or \"kernel_span\"");
+    p->kernel_span = how && strcmp(how, "kernel_span") == 0;
     if (p->warmup < 0 || p->warmup > 100000 || p->reps < 1 || p->reps > 100000)
         return fail(why, n, "expected warmup in 0..100000 and reps in 1..100000");
     if (read_seeds(json_object_get(root, "seeds"), p, why, n) < 0)

@@ -29,8 +29,8 @@
  * names, dtypes and bytes. Never tolerances, seeds, reference outputs, or
  * which runs are checked; those stay in the judge's private memory.
  *
- * Header-only and C11 (used by judge and runner C files; the CUDA backend
- * does not need it).
+ * Header-only, C11 and C++ clean (the judge, the runner loop and the CUDA
+ * backend include it).
  */
 #ifndef AKA_HARNESS_PROTO_H
 #define AKA_HARNESS_PROTO_H
@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #define HP_MAGIC       0x6a616b61u /* "akaj" */
-#define HP_VERSION     2u
+#define HP_VERSION     3u
 #define HP_FD          3 /* the memfd in a runner */
 #define HP_NAME        128
 #define HP_MAX_TENSORS 64
@@ -56,6 +56,12 @@
 
 /* Requests, in ctl.req. */
 enum { HP_REQ_SETUP = 1, HP_REQ_SHAPE, HP_REQ_PREP, HP_REQ_CALL, HP_REQ_FETCH, HP_REQ_FETCH_OUT };
+
+/* How a CUDA runner times a call (ctl.timing_ask, a SETUP request): CUDA events after a
+ * hold; CUPTI's kernel span (first kernel start to last end, runner_cuda.cu); or events
+ * without the hold (the candidate of a judge whose reference runner asked for spans and
+ * could not start CUPTI: both roles then go through the same path). */
+enum { HP_TIMING_EVENTS = 0, HP_TIMING_SPAN, HP_TIMING_EVENTS_UNHELD };
 
 /* Reply statuses besides the entry's own AKA_* return values. */
 #define HP_ST_DEVICE_ERROR (-1001) /* the device context is unusable */
@@ -85,6 +91,8 @@ typedef struct hp_ctl {
     int32_t go_spin_us;
     double reported_us;  /* CALL: the runner's own measurement */
     int64_t device_free; /* SETUP: free device memory in bytes; 0 on the CPU */
+    int32_t timing_ask;  /* SETUP request (judge): HP_TIMING_* */
+    int32_t timing_span; /* SETUP reply: 1 when calls are timed by kernel span */
     char error[512];     /* reply text for a non-zero status */
 } hp_ctl;
 

@@ -29,6 +29,17 @@ void hx_fail(hx_acc *a, const char *shape, const char *stage, const char *fmt, .
                                                   shape, "message", msg));
 }
 
+void hx_diagnose(hx_acc *a, const char *stage, const char *fmt, ...)
+{
+    char msg[HX_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    json_array_append_new(
+        a->diags, json_pack("{s:s, s:s, s:s}", "stage", stage, "shape_id", "*", "message", msg));
+}
+
 int hx_acc_init(hx_acc *a)
 {
     memset(a, 0, sizeof(*a));

@@ -76,6 +76,8 @@
 /* What the result's timing.method says: the target's, or on the CPU "cpu_time". */
 const char *hx_timing_method(const hx_eval *ev)
 {
+    if (ev->tg->device && ev->span)
+        return "cupti_kernel_span";
     return !ev->tg->device && ev->plan->cpu_time ? "cpu_time" : ev->tg->method;
 }
 

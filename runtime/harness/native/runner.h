@@ -33,7 +33,8 @@ typedef struct rn_shape {
 
 /* Every function returns 0 or an HP_ST_* / AKA_* status, with text in err. */
 typedef struct rn_backend {
-    int (*setup)(int64_t *device_free, char *err, size_t n);
+    /* ask is HP_TIMING_* (harness_proto.h); *span says whether kernel spans are on. */
+    int (*setup)(int ask, int *span, int64_t *device_free, char *err, size_t n);
     /* The loop decoded a new shape: (re)allocate per-slot buffers. */
     int (*shape)(rn_shape *s, char *err, size_t n);
     /* CUDA only: inputs of slot to the device, outputs poisoned, the L2 flushed. */

@@ -14,9 +14,10 @@
 
 #include <time.h>
 
-static int cpu_setup(int64_t *device_free, char *err, size_t n)
+static int cpu_setup(int ask, int *span, int64_t *device_free, char *err, size_t n)
 {
-    (void)err, (void)n;
+    (void)ask, (void)err, (void)n;
+    *span = 0; /* a CPU call is timed by the judge's clocks */
     *device_free = 0;
     return 0;
 }

@@ -288,8 +288,10 @@ static int handle(runner *r, int req, int slot, double *us, char *err, size_t n)
     int64_t device_free = 0;
     int rc;
     if (req == HP_REQ_SETUP) {
-        rc = rn_target.setup(&device_free, err, n);
+        int span = 0;
+        rc = rn_target.setup(r->ctl->timing_ask, &span, &device_free, err, n);
         r->ctl->device_free = device_free;
+        r->ctl->timing_span = span;
         if (rc == 0 && install_filter() != 0) {
             snprintf(err, n, "cannot install the runner's seccomp filter: %s", strerror(errno));
             rc = HP_ST_BAD_REQUEST;
