@@ -134,10 +134,10 @@ static const struct aka_opt flags[] = {
      .choices = timing_modes,
      .def = "auto",
      .metavar = "HOW",
-     .help = "PyTorch layouts on a GPU: events (CUDA events around the call), kernel-span "
-             "(CUPTI: first kernel start to last kernel end, SOL-ExecBench's method; events "
-             "when CUPTI cannot start, said in the result), auto (kernel-span for "
-             "SOL-ExecBench operators, events otherwise)"},
+     .help = "GPU operators: events (CUDA events around the call), kernel-span (CUPTI: "
+             "first kernel start to last kernel end, SOL-ExecBench's method; events when "
+             "CUPTI cannot start, said in the result), auto (kernel-span for SOL-ExecBench "
+             "operators, events otherwise)"},
     {.name = "--warmup",
      .off = OFF(req.warmup),
      .kind = AKA_OPT_INT,

@@ -83,12 +83,12 @@ set +e; ev --op-dir "$ops/rmsnorm" --kernel "$ops/rmsnorm/reference.py" --timed-
 rc=$?; set -e
 [ "$rc" = 2 ] && grep -q "timed-inputs: expected one of auto, seeded, sent; got 'bogus'" \
   "$tmp/tib.err" || { cat "$tmp/tib.err"; fail "--timed-inputs bogus: exit $rc"; }
-# --timing likewise (the native harness times with events or the CPU clock); on a CPU a
+# --timing is for GPU operators (a native C operator refuses it); on a CPU a
 # SOL operator asked for kernel spans is timed by the CPU clock, with no fallback note.
 set +e; "$AKA_BIN" eval --platform cpu --framework C --op-dir "$ops/vector_add" \
   --kernel "$ops/vector_add/seeds/C/kernel.c" --timing kernel-span >/dev/null 2>"$tmp/tm.err"
 rc=$?; set -e
-[ "$rc" = 2 ] && grep -q "native operator, whose harness times with CUDA events" \
+[ "$rc" = 2 ] && grep -q "native C operator, timed on the CPU by the judge.s clocks" \
   "$tmp/tm.err" || { cat "$tmp/tm.err"; fail "--timing kernel-span on a native operator: exit $rc"; }
 set +e; ev --op-dir "$ops/rmsnorm" --kernel "$ops/rmsnorm/reference.py" --timing cupti \
   >/dev/null 2>"$tmp/tmb.err"
