@@ -215,8 +215,8 @@ static const struct result_row bad_rows[] = {
     {"timing method unknown",
      ONE(BASE_OK
          ",\"timing\":{\"method\":\"wallclock\",\"warmup\":1,\"reps\":1,\"l2_flush\":true}"),
-     "eval:1: timing.method: expected one of cuda_event, cuda_graph, cpu_monotonic, cpu_time, "
-     "none; got "
+     "eval:1: timing.method: expected one of cuda_event, cuda_graph, cupti_kernel_span, "
+     "cupti_kernel_span_graph, cpu_monotonic, cpu_time, none; got "
      "\"wallclock\""},
     {"sha upper case",
      ONE(BASE_OK ",\"kernel_sha256\":\""
