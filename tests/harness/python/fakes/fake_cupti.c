@@ -13,8 +13,7 @@
 #include <string.h>
 
 typedef void (*request_fn)(uint8_t **buffer, size_t *size, size_t *max_records);
-typedef void (*complete_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size,
-                            size_t valid);
+typedef void (*complete_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid);
 
 enum { RECORD = 128, SUCCESS = 0, MAX_LIMIT_REACHED = 12, FAILED = 1 };
 
@@ -43,8 +42,14 @@ int cuptiGetTimestamp(uint64_t *stamp)
     return SUCCESS;
 }
 
-static void put32(uint8_t *r, size_t at, uint32_t v) { memcpy(r + at, &v, sizeof v); }
-static void put64(uint8_t *r, size_t at, uint64_t v) { memcpy(r + at, &v, sizeof v); }
+static void put32(uint8_t *r, size_t at, uint32_t v)
+{
+    memcpy(r + at, &v, sizeof v);
+}
+static void put64(uint8_t *r, size_t at, uint64_t v)
+{
+    memcpy(r + at, &v, sizeof v);
+}
 
 /* kind 5 (runtime API): start @8, end @16, correlationId @32. */
 static void api(uint8_t *r, uint64_t start, uint32_t corr)
