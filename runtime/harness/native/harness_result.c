@@ -15,6 +15,12 @@
 
 #define HX_MSG 1536
 
+static void add_diag(hx_acc *a, const char *stage, const char *shape, const char *msg)
+{
+    json_array_append_new(
+        a->diags, json_pack("{s:s, s:s, s:s}", "stage", stage, "shape_id", shape, "message", msg));
+}
+
 void hx_fail(hx_acc *a, const char *shape, const char *stage, const char *fmt, ...)
 {
     char msg[HX_MSG], line[HX_MSG + 128];
@@ -25,8 +31,7 @@ void hx_fail(hx_acc *a, const char *shape, const char *stage, const char *fmt, .
     snprintf(line, sizeof(line), "sid=%s: %s", shape, msg);
     json_array_append_new(a->failures, json_string(line));
     if (stage)
-        json_array_append_new(a->diags, json_pack("{s:s, s:s, s:s}", "stage", stage, "shape_id",
-                                                  shape, "message", msg));
+        add_diag(a, stage, shape, msg);
 }
 
 void hx_diagnose(hx_acc *a, const char *stage, const char *fmt, ...)
@@ -36,8 +41,7 @@ void hx_diagnose(hx_acc *a, const char *stage, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    json_array_append_new(
-        a->diags, json_pack("{s:s, s:s, s:s}", "stage", stage, "shape_id", "*", "message", msg));
+    add_diag(a, stage, "*", msg);
 }
 
 int hx_acc_init(hx_acc *a)
