@@ -210,12 +210,16 @@ static const char *span_start(void)
  * delivered; negative when there was none (or records were lost). */
 static double span_us(uint64_t t0, uint64_t t1)
 {
+    static uint32_t mine[SPAN_MAX]; /* correlation ids of the launches in the window */
     uint64_t lo = UINT64_MAX, hi = 0;
+    int k = 0;
     pthread_mutex_lock(&g_span_lock);
+    for (int l = 0; l < g_span.n_launch; l++)
+        if (g_span.launch_start[l] >= t0 && g_span.launch_start[l] <= t1)
+            mine[k++] = g_span.launch_corr[l];
     for (int g = 0; g < g_span.n_gpu && !g_span.overflow; g++)
-        for (int l = 0; l < g_span.n_launch; l++)
-            if (g_span.launch_corr[l] == g_span.gpu_corr[g] && g_span.launch_start[l] >= t0 &&
-                g_span.launch_start[l] <= t1) {
+        for (int i = 0; i < k; i++)
+            if (mine[i] == g_span.gpu_corr[g]) {
                 lo = g_span.gpu_start[g] < lo ? g_span.gpu_start[g] : lo;
                 hi = g_span.gpu_end[g] > hi ? g_span.gpu_end[g] : hi;
                 break;
