@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # h200_official.sh — issue 16 must-show 1 and issue 15 must-show 1 on a lent H200, in one
-# device call (bench/make_devcarry.sh, then .devcarry/official/ filled as docs/evaluator.md
-# "Comparing with the official evaluators" says; carry .devcarry):
+# device call (carry .devcarry). Fill .devcarry first: bench/make_devcarry.sh, then for the
+# parts that run the official tools, .devcarry/official/ with (a) the wheels, from `pip
+# download --no-deps --only-binary=:all: --python-version 3.12 --platform
+# manylinux2014_x86_64 --platform manylinux_2_28_x86_64 pydantic pydantic-core
+# annotated-types typing-inspection typing-extensions rich markdown-it-py mdurl pygments
+# click safetensors cupti-python pyelftools pyyaml`, (b) sol_execbench/ (src/sol_execbench
+# of a NVIDIA/SOL-ExecBench checkout) and (c) atrex/ with src/, scripts/ and pyproject.toml
+# of an alibaba/atrex-bench checkout. None of it is committed (they are the owners' code):
 #   1. where CUPTI is on this machine, and bench/span_probe.py (kernel spans vs events);
 #   2. rope (SOL-ExecBench) through `aka eval` timed by kernel span and by events, and
 #      through the official `sol-execbench` (installed from the carried wheels into
