@@ -186,5 +186,31 @@ class Timer(unittest.TestCase):
         self.assertEqual(method_name(torch.device("cuda"), True, False), "cuda_graph")
 
 
+class Asked(unittest.TestCase):
+    """What the judge asks each runner for (judge.py _timing_asked): the candidate always
+    follows what the reference runner achieved, so both go through one path."""
+
+    def asked(self, timing, layout, achieved=None, fallback=False):
+        from types import SimpleNamespace as NS
+        from aka_harness.judge import Judge
+        fake = NS(args=NS(timing=timing), plan=NS(layout=layout), span_achieved=achieved,
+                  span_fallback=fallback)
+        return Judge._timing_asked(fake)
+
+    def test_the_reference_is_asked_by_layout_and_flag(self):
+        self.assertEqual(self.asked("auto", "sol"), "kernel_span")
+        self.assertEqual(self.asked("auto", "atrex"), "events")
+        self.assertEqual(self.asked("kernel-span", "atrex"), "kernel_span")
+        self.assertEqual(self.asked("events", "sol"), "events")
+
+    def test_the_candidate_follows_the_reference(self):
+        self.assertEqual(self.asked("auto", "sol", True), "kernel_span")
+        # The reference asked and could not start CUPTI: events, without the hold.
+        self.assertEqual(self.asked("auto", "sol", False, True), "events_unheld")
+        # Nothing was asked of the reference (events, or a CPU): events.
+        self.assertEqual(self.asked("auto", "atrex", False), "events")
+        self.assertEqual(self.asked("kernel-span", "sol", False), "events")
+
+
 if __name__ == "__main__":
     unittest.main()
