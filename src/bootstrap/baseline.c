@@ -28,13 +28,18 @@ static json_t *performance(const struct aka_result *r)
                             num(r->latency_us_by_shape.v[i].value));
     bool complete =
         r->all_pass && r->latency_us_by_shape.n > 0 && aka_measured(r->latency_us_geomean);
-    return json_pack("{s:o, s:o, s:o, s:o, s:s, s:I, s:o, s:o, s:s}", "latency_us",
-                     num(r->latency_us_geomean), "latency_us_geomean", num(r->latency_us_geomean),
-                     "latency_us_arith_mean", num(r->latency_us_arith_mean), "latency_us_by_shape",
-                     by, "measurement_status", complete ? "complete" : "incomplete",
-                     "measured_shape_count", (json_int_t)r->latency_us_by_shape.n,
-                     "speedup_vs_ref_geomean", num(r->speedup_vs_ref_geomean), "performance_score",
-                     num(r->performance_score), "measurement_scope", "real_evaluator_shapes");
+    json_t *perf =
+        json_pack("{s:o, s:o, s:o, s:o, s:s, s:I, s:o, s:o, s:s}", "latency_us",
+                  num(r->latency_us_geomean), "latency_us_geomean", num(r->latency_us_geomean),
+                  "latency_us_arith_mean", num(r->latency_us_arith_mean), "latency_us_by_shape", by,
+                  "measurement_status", complete ? "complete" : "incomplete",
+                  "measured_shape_count", (json_int_t)r->latency_us_by_shape.n,
+                  "speedup_vs_ref_geomean", num(r->speedup_vs_ref_geomean), "performance_score",
+                  num(r->performance_score), "measurement_scope", "real_evaluator_shapes");
+    /* How the latencies were timed: verification never compares two methods. */
+    if (r->timing.method && *r->timing.method)
+        json_object_set_new(perf, "timing_method", json_string(r->timing.method));
+    return perf;
 }
 
 static json_t *failure_reason(const struct aka_result *r)

@@ -105,6 +105,7 @@ static int get_performance(const struct jctx *c, json_t *doc, struct aka_memory_
         get_measure(c, perf, P, "speedup_vs_ref_geomean", false, &r->speedup_vs_ref_geomean) < 0 ||
         get_measure(c, perf, P, "performance_score", false, &r->performance_score) < 0 ||
         get_by_shape(c, perf, &r->latency_us_by_shape) < 0 ||
+        jget_str(c, perf, P, "timing_method", false, &r->timing_method) < 0 ||
         jget_enum(c, perf, P, "measurement_status", false, measurement_names, &ms) < 0)
         return -1;
     r->measurement_status = ms >= 0 ? measurement_names[ms] : NULL;

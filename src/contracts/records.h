@@ -210,6 +210,9 @@ struct aka_memory_record {
     double latency_us, latency_us_geomean, latency_us_arith_mean;
     double speedup_vs_ref_geomean, performance_score;
     struct aka_shape_map latency_us_by_shape;
+    /* into json; NULL when the record does not say (older records): how the latencies were
+     * timed (the result's timing.method). Latencies of two methods are never compared. */
+    const char *timing_method;
 };
 
 /* Validate a document and fill the typed view (takes a new reference to doc). */

@@ -171,6 +171,18 @@ static int fast_decide(struct aka_run *r, const struct aka_optimize_opts *o, str
         return 0;
     }
     long iv = m.version;
+    /* Latencies of two timing methods are not comparable (a CUPTI kernel span leaves out
+     * the ~3 us an event pair adds): a method that changed is a rejection, never a win. */
+    if (!aka_verify_same_timing(m.timing_method, c->timing.method)) {
+        char why[256];
+        snprintf(why, sizeof(why),
+                 "fast verification: the candidate was timed by %s and the incumbent v%ld by %s; "
+                 "latencies of different timing methods are not compared",
+                 c->timing.method, iv, m.timing_method);
+        reject(ep, why);
+        aka_memory_release(&m);
+        return 0;
+    }
     double pct = improvement(c, &m, &basis);
     merge(ep->verification,
           json_pack("{s:s, s:o, s:o, s:o, s:o, s:I}", "basis", basis, "candidate_latency_us",
@@ -282,6 +294,7 @@ struct abba {
     json_t *runs;
     json_t *last_cand;       /* memory doc of the last candidate run */
     char first_failure[512]; /* why the first run that did not pass failed, "" if none did */
+    char method[40];         /* the first run's timing method; every run must share it */
 };
 
 static int write_snapshots(struct aka_run *r, struct aka_episode *ep, struct abba *a,
@@ -342,6 +355,24 @@ static void record_run(struct abba *a, size_t rep, int slot, const struct aka_ev
     json_array_append_new(a->runs, run);
 }
 
+/* Every run of one verification was timed the same way (the first fixes the method): a CUPTI
+ * kernel span and an event time of the same kernel differ by the event's cost, so a run
+ * timed otherwise fails the verification instead of deciding it. */
+static bool same_method(struct abba *a, size_t idx, const struct aka_result *res)
+{
+    const char *m = res->timing.method ? res->timing.method : "";
+    if (!a->method[0])
+        snprintf(a->method, sizeof(a->method), "%s", m);
+    if (aka_verify_same_timing(a->method, m))
+        return true;
+    if (!a->first_failure[0])
+        snprintf(a->first_failure, sizeof(a->first_failure),
+                 "run %zu was timed by %s after runs timed by %s (latencies of different timing "
+                 "methods are not compared)",
+                 idx + 1, m, a->method);
+    return false;
+}
+
 static int one_run(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                    struct abba *a, size_t rep, int slot, bool *ok, struct aka_err *err)
 {
@@ -350,7 +381,9 @@ static int one_run(struct aka_run *r, const struct aka_optimize_opts *o, struct 
     aka_eval_outcome_init(&out);
     int rc = supervisor_eval(r, o, a->kernel[side].buf, &out, err);
     if (rc == 0) {
-        *ok = out.result.all_pass && take_latencies(a, o, &out.result, rep * 4 + (size_t)slot);
+        size_t idx = rep * 4 + (size_t)slot;
+        *ok = out.result.all_pass && take_latencies(a, o, &out.result, idx) &&
+              same_method(a, idx, &out.result);
         record_run(a, rep, slot, &out);
         if (side && *ok) {
             json_decref(a->last_cand);

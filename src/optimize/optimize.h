@@ -152,6 +152,11 @@ struct aka_verify_stats {
 int aka_verify_abba(const struct aka_abba_samples *s, const struct aka_verify_limits *lim,
                     struct aka_verify_stats *out, struct aka_err *err);
 
+/* Whether latencies timed by methods a and b (a result's timing.method) may be compared: the
+ * same method, or one side unknown (a record from before records said). A CUPTI kernel
+ * span and an event time of one kernel differ by the event's cost, so never across. */
+bool aka_verify_same_timing(const char *a, const char *b);
+
 /* Limits from the flags (resamples 2000, confidence 0.95, fixed seed). */
 void aka_verify_limits_from_opts(const struct aka_optimize_opts *o, struct aka_verify_limits *l);
 

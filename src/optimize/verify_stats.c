@@ -186,6 +186,11 @@ int aka_verify_abba(const struct aka_abba_samples *s, const struct aka_verify_li
     return 0;
 }
 
+bool aka_verify_same_timing(const char *a, const char *b)
+{
+    return !a || !*a || !b || !*b || strcmp(a, b) == 0;
+}
+
 void aka_verify_limits_from_opts(const struct aka_optimize_opts *o, struct aka_verify_limits *l)
 {
     l->min_improvement_pct = o->min_improvement_pct;

@@ -138,6 +138,8 @@ ws = sys.argv[1]
 m = json.load(open(ws + "/memory/v1.json"))
 assert m["version"] == "v1" and m["status"] == "framework_baseline", m["status"]
 assert m["quality_gate"]["result"] == "PASS" and m["optimization"]["action_category"] == "framework_baseline"
+# How the latencies were timed: verification never compares two methods.
+assert m["performance"]["timing_method"] in ("cpu_time", "cpu_monotonic"), m["performance"]
 fb = json.load(open(ws + "/framework_baseline.json"))
 assert fb["version"] == "v1" and fb["framework"] == "C" and fb["kernel_commit"] == m["git_commit_hash"], fb
 assert fb["validated_stages"] == ["combined-base-performance+multi-seed-5"], fb

@@ -401,6 +401,18 @@ static void t_memory_round_trip(void **state)
     assert_int_equal(r.latency_us_by_shape.n, 2);
     assert_false(aka_measured(r.performance_score));
     assert_true(json_equal(r.json, doc)); /* unknown fields kept */
+    assert_null(r.timing_method);         /* older records do not say */
+    aka_memory_release(&r);
+    json_decref(doc);
+
+    /* How the latencies were timed is read when the record says (verification compares
+     * only records of one method). */
+    doc = memory_doc("v3", "promoted");
+    json_object_set_new(json_object_get(doc, "performance"), "timing_method",
+                        json_string("cupti_kernel_span"));
+    assert_int_equal(aka_memory_write(dir, doc, &err), 0);
+    assert_int_equal(aka_memory_load(path, &r, &err), 0);
+    assert_string_equal(r.timing_method, "cupti_kernel_span");
     aka_memory_release(&r);
     json_decref(doc);
 
@@ -522,6 +534,8 @@ static const struct mem_row mem_rows[] = {
      "open_directions: expected an array; got a string"},
     {"masked not a bool", "v2", "promoted", "masked", "1",
      "masked: expected true or false; got an integer"},
+    {"timing method not a string", "v2", "promoted", "performance.timing_method", "7",
+     "performance.timing_method: expected a string; got an integer"},
 };
 
 static void set_path(json_t *doc, const char *key, const char *value)

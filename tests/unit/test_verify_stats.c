@@ -150,6 +150,18 @@ static void test_malformed_samples(void **state)
     assert_false(st.promote);
 }
 
+/* Latencies of two timing methods are never compared; an unknown side (a record from before
+ * records said) is. */
+static void test_timing_methods(void **state)
+{
+    (void)state;
+    assert_true(aka_verify_same_timing("cuda_event", "cuda_event"));
+    assert_false(aka_verify_same_timing("cuda_event", "cupti_kernel_span"));
+    assert_false(aka_verify_same_timing("cupti_kernel_span", "cupti_kernel_span_graph"));
+    assert_true(aka_verify_same_timing(NULL, "cupti_kernel_span"));
+    assert_true(aka_verify_same_timing("cpu_time", ""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_min_improvement_threshold),
         cmocka_unit_test(test_dispersion_and_regression_limits),
         cmocka_unit_test(test_malformed_samples),
+        cmocka_unit_test(test_timing_methods),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
