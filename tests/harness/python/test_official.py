@@ -1,8 +1,8 @@
 """Unit tests of --official (official.py) against fake official evaluators.
 
 The fakes write what the project's reference notes record of each tool's output
-(Atrex-Bench's eval_result.json, SOL-ExecBench's traces); the real tools are checked on
-the device (issue 16). Run by tests/integration/harness_units.sh."""
+(Atrex-Bench's eval_result.json, SOL-ExecBench's traces), and what the real tools wrote on
+the H200 (fixtures/official/). Run by tests/integration/harness_units.sh."""
 import argparse
 import json
 import os
@@ -99,6 +99,15 @@ class Fixture(unittest.TestCase):
             return json.load(f)
 
 
+RECORDED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "official")
+
+
+def recorded(name):
+    """A file the real official tool wrote on the H200 (fixtures/official/README.md)."""
+    with open(os.path.join(RECORDED, name)) as f:
+        return f.read()
+
+
 class Atrex(Fixture):
     def setUp(self):
         super().setUp()
@@ -120,6 +129,15 @@ class Atrex(Fixture):
         argv = self.argv()
         self.assertEqual(argv[argv.index("--num-correctness-cases") + 1], "2")
         self.assertEqual(argv[argv.index("--reference-dir") + 1], self.op)
+
+    def test_the_real_tools_result(self):
+        with open(os.environ["FAKE_DOC"], "w") as f:
+            f.write(recorded("atrex_eval_result_rmsnorm_h200.json"))
+        code, out = official.evaluate(self.args(), "atrex", "E1", "sha")
+        self.assertEqual(code, 0, out["failures"])
+        self.assertEqual((out["passed"], out["total"]), (5, 5))
+        self.assertAlmostEqual(out["latency_us_by_shape"]["3"], 35.34, places=2)
+        self.assertEqual(out["timing"]["method"], "cuda_event")
 
     def test_a_failed_shape_is_named(self):
         self.doc(atrex_doc(second_ok=False))
@@ -177,6 +195,19 @@ class Sol(Fixture):
         self.assertEqual(solution["definition"], "rmsnorm_h4096")
         self.assertEqual(solution["spec"]["entry_point"], "kernel.py::run")
         self.assertTrue(solution["spec"]["destination_passing_style"])
+
+    def test_the_real_tools_traces(self):
+        with open(os.environ["FAKE_DOC"], "w") as f:
+            f.write(recorded("sol_traces_rope_h200.jsonl"))
+        code, out = official.evaluate(self.args(), "sol", "E1", "sha")
+        self.assertEqual(code, 0, out["failures"])
+        self.assertEqual((out["passed"], out["total"]), (4, 4))
+        self.assertAlmostEqual(out["latency_us_by_shape"]["7d0c5a2e-0004-4a6b-9e41-000000000004"],
+                               40.80, places=1)
+        self.assertEqual(out["timing"]["method"], "cupti_kernel_span")
+        worst = max(json.loads(ln)["evaluation"]["correctness"]["max_absolute_error"]
+                    for ln in recorded("sol_traces_rope_h200.jsonl").splitlines() if ln.strip())
+        self.assertEqual(out["max_abs_err"], worst)
 
     def test_statuses_map_onto_stages(self):
         self.doc([trace("w-a", "REWARD_HACK", log="timer patched"),
