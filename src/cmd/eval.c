@@ -304,6 +304,9 @@ static void summary(const struct aka_eval_outcome *out, const struct aka_eval_re
         out->platform, out->isolation, out->kernel_sha256, out->seconds);
     if (aka_measured(r->latency_us_geomean))
         strbuf_addf(&sb, "latency geomean %.3f us", r->latency_us_geomean);
+    /* Which clock: a CUPTI kernel span and an event time of one kernel differ by ~3 us. */
+    if (aka_measured(r->latency_us_geomean) && r->timing.method && *r->timing.method)
+        strbuf_addf(&sb, " (%s)", r->timing.method);
     if (aka_measured(r->speedup_vs_ref_mean))
         strbuf_addf(&sb, ", speedup vs reference %.3fx (mean) %.3fx (geomean)",
                     r->speedup_vs_ref_mean, r->speedup_vs_ref_geomean);
