@@ -44,8 +44,6 @@ static const char notes_text[] =
     "recorded).\n";
 
 static const char *const evaluators[] = {"aka", "official", NULL};
-static const char *const timed_input_modes[] = {"auto", "seeded", "sent", NULL};
-static const char *const timing_modes[] = {"auto", "events", "kernel-span", NULL};
 
 struct eval_opts {
     struct aka_eval_request req;
@@ -121,7 +119,7 @@ static const struct aka_opt flags[] = {
     {.name = "--timed-inputs",
      .off = OFF(req.timed_inputs),
      .kind = AKA_OPT_CHOICE,
-     .choices = timed_input_modes,
+     .choices = aka_eval_timed_input_modes,
      .def = "auto",
      .metavar = "HOW",
      .help = "PyTorch layouts: how a timed run gets its fresh inputs: seeded (the runner "
@@ -131,7 +129,7 @@ static const struct aka_opt flags[] = {
     {.name = "--timing",
      .off = OFF(req.timing),
      .kind = AKA_OPT_CHOICE,
-     .choices = timing_modes,
+     .choices = aka_eval_timing_modes,
      .def = "auto",
      .metavar = "HOW",
      .help = "GPU operators: events (CUDA events around the call), kernel-span (CUPTI: "

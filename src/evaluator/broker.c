@@ -48,8 +48,6 @@
 static const char *const request_keys[] = {
     "kernel_name",    "kernel_base64", "shape_ids",    "multi_seed", "timed_runs", "warmup",
     "time_budget_ms", "tune",          "timed_inputs", "timing",     NULL};
-static const char *const timed_input_modes[] = {"auto", "seeded", "sent", NULL};
-static const char *const timing_modes[] = {"auto", "events", "kernel-span", NULL};
 
 /* ---- names ----------------------------------------------------------------------------------- */
 
@@ -160,11 +158,11 @@ static int parse_request(const char *path, json_t *doc, struct wanted *w, struct
         jget_str(&c, doc, "", "kernel_base64", true, &b64) < 0 || counts(&c, doc, w) < 0 ||
         string_list(&c, doc, "shape_ids", MAX_SHAPE_IDS, &w->shape_ids) < 0 ||
         string_list(&c, doc, "tune", MAX_TUNE, &w->tune) < 0 ||
-        jget_enum(&c, doc, "", "timed_inputs", false, timed_input_modes, &mode) < 0 ||
-        jget_enum(&c, doc, "", "timing", false, timing_modes, &timing) < 0)
+        jget_enum(&c, doc, "", "timed_inputs", false, aka_eval_timed_input_modes, &mode) < 0 ||
+        jget_enum(&c, doc, "", "timing", false, aka_eval_timing_modes, &timing) < 0)
         return -1;
-    w->timed_inputs = timed_input_modes[mode];
-    w->timing = timing_modes[timing];
+    w->timed_inputs = aka_eval_timed_input_modes[mode];
+    w->timing = aka_eval_timing_modes[timing];
     if (!kernel_name_ok(w->kernel_name))
         return jfail(&c, "kernel_name",
                      "expected a plain file name (letters, digits, '.', '_', "

@@ -37,6 +37,9 @@
 /* Diagnostics keep the head of the compiler's output: the first errors are the causes. */
 #define DIAG_MAX 4000
 
+const char *const aka_eval_timed_input_modes[] = {"auto", "seeded", "sent", NULL};
+const char *const aka_eval_timing_modes[] = {"auto", "events", "kernel-span", NULL};
+
 /* ---- frameworks ------------------------------------------------------------ */
 
 /* PyTorch: a plain PyTorch candidate for the PyTorch layouts (the reference itself, V0). */

@@ -56,6 +56,11 @@ const char *aka_eval_framework(const char *s);
 /* The default time budget of a shape's timed runs, per runner (aka_eval_request). */
 #define AKA_EVAL_TIME_BUDGET_MS 2000
 
+/* The values of aka_eval_request.timed_inputs and .timing (NULL-terminated): what `aka eval`
+ * accepts and what a brokered request may ask for. */
+extern const char *const aka_eval_timed_input_modes[];
+extern const char *const aka_eval_timing_modes[];
+
 struct aka_eval_request {
     const char *op_dir;
     const char *kernel;             /* host path of the candidate file */
@@ -78,9 +83,9 @@ struct aka_eval_request {
     /* PyTorch layouts: the owner's evaluator decides when the sandbox runtime has it
      * (runtime/harness/python/aka_harness/official.py); never used to promote. */
     bool official;
-    /* PyTorch layouts: the judge's --timed-inputs (auto, seeded, sent); NULL: auto. */
+    /* PyTorch layouts: the judge's --timed-inputs (aka_eval_timed_input_modes); NULL: auto. */
     const char *timed_inputs;
-    /* PyTorch layouts: the judge's --timing (auto, events, kernel-span); NULL: auto. */
+    /* GPU operators: how a call is timed (aka_eval_timing_modes); NULL: auto. */
     const char *timing;
     /* `aka profile`: the job runs the harness under this profiler command line (profile.h
      * aka_profile_ncu_argv; argv[0] an absolute path), which writes its CSV export to

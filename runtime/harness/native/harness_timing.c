@@ -73,7 +73,8 @@
  * A shape that fails these limits is timed once more, fresh; it fails when both attempts
  * do, and its latency comes from the attempt that passed (harness_flow.c).
  */
-/* What the result's timing.method says: the target's, or on the CPU "cpu_time". */
+/* What the result's timing.method says: the target's, "cupti_kernel_span" when the reference
+ * runner timed by kernel span, or on the CPU "cpu_time". */
 const char *hx_timing_method(const hx_eval *ev)
 {
     if (ev->tg->device && ev->span)
