@@ -77,18 +77,42 @@ except Exception as e:
 PY
 }
 
-part_profile() {
-    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-    # The toolkit's bin/ncu is a launcher that picks the newest install under
-    # /opt/nvidia/nsight-compute/, which a job (binding the profiler's own tree only) does
-    # not see: put the install itself first on PATH (docs/profile.md).
+# The toolkit's bin/ncu is a launcher that picks the newest install under
+# /opt/nvidia/nsight-compute/, which a job (binding the profiler's own tree only) does not
+# see: put the install itself first on PATH (docs/profile.md).
+ncu_on_path() {
     for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
-    command -v ncu && ncu --version | tail -1
-    ldd "$(command -v aka)" | grep "not found"
-    profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda r4096_c4096 bwrap '^row_sum\('
+}
+
+# ncu_durations CSV LABEL: the gpu__time_duration.sum column of an ncu raw CSV, in µs.
+ncu_durations() {
+    python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r]
+head = next((i for i, r in enumerate(rows) if "gpu__time_duration.sum" in r), None)
+if head is None:
+    print(sys.argv[2], "no ncu rows"); sys.exit()
+col = rows[head].index("gpu__time_duration.sum")
+vals = [float(r[col]) / 1e3 for r in rows[head + 2:]
+        if len(r) > col and r[col].replace(".", "").isdigit()]
+print(sys.argv[2], "durations (us):", [round(v, 2) for v in vals])
+PY
+}
+
+# The two Triton profiles (Atrex rmsnorm, SOL rope): minutes, not the native's ~300 s.
+profile_triton() {
     profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
     profile_one rope rope seeds/Triton/kernel.py Triton 7d0c5a2e-0004-4a6b-9e41-000000000004 \
         bwrap _rope_head
+}
+
+part_profile() {
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+    ncu_on_path
+    command -v ncu && ncu --version | tail -1
+    ldd "$(command -v aka)" | grep "not found"
+    profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda r4096_c4096 bwrap '^row_sum\('
+    profile_triton
     # The driver may keep performance counters to the host's administrators; the sandbox
     # drops every capability. If the sandboxed profile could not count, say so and
     # profile once without the sandbox, to learn what the counters say.
@@ -201,7 +225,7 @@ for l in open(sys.argv[1]):
 
 # The fixed cost of the judges' event timing against Nsight Compute's kernel time (issue 15).
 part_overhead() {
-    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+    ncu_on_path
     note "event overhead probe"
     PYTHONPATH=$root/runtime/harness/python timeout 120 python3 bench/event_overhead_probe.py 200 \
         | tee "$out/event_overhead.md"
@@ -211,16 +235,7 @@ part_overhead() {
         --page raw --print-units base python3 bench/event_overhead_probe.py 5 \
         >"$out/event_overhead.ncu.csv" 2>"$out/event_overhead.ncu.err"
     echo "ncu exit $?"
-    python3 - "$out/event_overhead.ncu.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if r]
-head = next((i for i, r in enumerate(rows) if "gpu__time_duration.sum" in r), None)
-if head is None:
-    print("no ncu rows"); sys.exit()
-col = rows[head].index("gpu__time_duration.sum")
-vals = [float(r[col]) / 1e3 for r in rows[head + 2:] if len(r) > col and r[col].replace(".", "").isdigit()]
-print("ncu reduce kernel durations (us):", [round(v, 2) for v in vals])
-PY
+    ncu_durations "$out/event_overhead.ncu.csv" "ncu reduce kernel"
 }
 
 # Nsight Compute's kernel time of the same reduce under the cache state the harness leaves
@@ -228,7 +243,7 @@ PY
 # (duration only) and many (the sol level's sections), against the default
 # (--cache-control all: flushed and invalidated, clean) (issue 15).
 part_cache() {
-    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+    ncu_on_path
     local tag flags
     for tag in all_duration none_duration none_sol; do
         case $tag in
@@ -240,17 +255,7 @@ part_cache() {
             --kernel-name regex:reduce --launch-count 10 "${flags[@]}" --csv --page raw \
             --print-units base python3 bench/event_overhead_probe.py 5 \
             >"$out/cache_$tag.csv" 2>"$out/cache_$tag.err"
-        python3 - "$out/cache_$tag.csv" "$tag" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if r]
-head = next((i for i, r in enumerate(rows) if "gpu__time_duration.sum" in r), None)
-if head is None:
-    print(sys.argv[2], "no ncu rows"); sys.exit()
-col = rows[head].index("gpu__time_duration.sum")
-vals = [float(r[col]) / 1e3 for r in rows[head + 2:]
-        if len(r) > col and r[col].replace(".", "").isdigit()]
-print(sys.argv[2], "reduce durations (us):", [round(v, 2) for v in vals])
-PY
+        ncu_durations "$out/cache_$tag.csv" "$tag reduce"
     done
 }
 
@@ -260,16 +265,12 @@ ssh) part_ssh ;;
 overhead) part_overhead ;;
 cache) part_cache ;;
 native) # the native CUDA seed by duration only (--level survey: one ncu pass per launch)
-    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+    ncu_on_path
     PROFILE_LEVEL=survey profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda \
         r4096_c4096 bwrap '^row_sum\(' ;;
-triton) # the two Triton profiles (Atrex rmsnorm, SOL rope): minutes, not the native's ~300 s
-    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
-    profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
-    profile_one rope rope seeds/Triton/kernel.py Triton 7d0c5a2e-0004-4a6b-9e41-000000000004 \
-        bwrap _rope_head ;;
+triton) ncu_on_path; profile_triton ;;
 all) # the Triton profile only (the native one replays ~300 s), the probe, the ssh campaign
-    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+    ncu_on_path
     profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
     part_overhead
     part_ssh ;;
