@@ -114,6 +114,17 @@ static __global__ void hold_kernel(long long cycles)
  * 9), the ones runtime/harness/python/aka_harness/kernel_span.py reads: its test checks them
  * against the header. */
 enum { K_MEMCPY = 1, K_MEMSET = 2, K_KERNEL = 3, K_DRIVER = 4, K_RUNTIME = 5, K_CONC = 10 };
+/* Byte offsets read: API records (start, correlationId), kernels and memcpy/memset (start, end
+ * at the same places; their correlationIds apart). tests/harness/native/span_test.cu checks
+ * them against the header when one is installed. */
+enum {
+    AT_API_START = 8,
+    AT_API_CORR = 32,
+    AT_GPU_START = 16,
+    AT_GPU_END = 24,
+    AT_KERNEL_CORR = 92,
+    AT_COPY_CORR = 44
+};
 #define SPAN_BUFFER_BYTES ((size_t)1 << 20)
 #define SPAN_MAX          16384 /* records of each list kept per call */
 
@@ -151,22 +162,22 @@ static uint32_t rd32(const uint8_t *r, size_t at)
 static void span_keep(const uint8_t *r)
 {
     uint32_t kind = rd32(r, 0);
-    if (kind == K_RUNTIME || kind == K_DRIVER) { /* start @8, correlationId @32 */
+    if (kind == K_RUNTIME || kind == K_DRIVER) {
         if (g_span.n_launch == SPAN_MAX) {
             g_span.overflow = 1;
             return;
         }
-        g_span.launch_start[g_span.n_launch] = rd64(r, 8);
-        g_span.launch_corr[g_span.n_launch++] = rd32(r, 32);
+        g_span.launch_start[g_span.n_launch] = rd64(r, AT_API_START);
+        g_span.launch_corr[g_span.n_launch++] = rd32(r, AT_API_CORR);
     } else if (kind == K_KERNEL || kind == K_CONC || kind == K_MEMCPY || kind == K_MEMSET) {
         if (g_span.n_gpu == SPAN_MAX) {
             g_span.overflow = 1;
             return;
         }
-        /* start @16, end @24; correlationId @92 (kernels) or @44 (memcpy, memset) */
-        g_span.gpu_start[g_span.n_gpu] = rd64(r, 16);
-        g_span.gpu_end[g_span.n_gpu] = rd64(r, 24);
-        g_span.gpu_corr[g_span.n_gpu++] = rd32(r, kind == K_KERNEL || kind == K_CONC ? 92 : 44);
+        bool kernel = kind == K_KERNEL || kind == K_CONC;
+        g_span.gpu_start[g_span.n_gpu] = rd64(r, AT_GPU_START);
+        g_span.gpu_end[g_span.n_gpu] = rd64(r, AT_GPU_END);
+        g_span.gpu_corr[g_span.n_gpu++] = rd32(r, kernel ? AT_KERNEL_CORR : AT_COPY_CORR);
     }
 }
 

@@ -12,6 +12,28 @@
  */
 #include "../../../runtime/harness/native/runner_cuda.cu"
 
+#include <cstddef>
+
+#if __has_include(<cupti_activity.h>)
+#include <cupti_activity.h>
+/* The offsets runner_cuda.cu reads are the header's (CUDA 13.0 names). */
+static_assert(AT_API_START == offsetof(CUpti_ActivityAPI, start), "API start");
+static_assert(AT_API_CORR == offsetof(CUpti_ActivityAPI, correlationId), "API correlationId");
+static_assert(AT_GPU_START == offsetof(CUpti_ActivityKernel10, start), "kernel start");
+static_assert(AT_GPU_END == offsetof(CUpti_ActivityKernel10, end), "kernel end");
+static_assert(AT_KERNEL_CORR == offsetof(CUpti_ActivityKernel10, correlationId), "kernel corr");
+static_assert(AT_GPU_START == offsetof(CUpti_ActivityMemcpy6, start), "memcpy start");
+static_assert(AT_GPU_END == offsetof(CUpti_ActivityMemset4, end), "memset end");
+static_assert(AT_COPY_CORR == offsetof(CUpti_ActivityMemcpy6, correlationId), "memcpy corr");
+static_assert(AT_COPY_CORR == offsetof(CUpti_ActivityMemset4, correlationId), "memset corr");
+static_assert((int)K_CONC == (int)CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kind");
+static_assert((int)K_KERNEL == (int)CUPTI_ACTIVITY_KIND_KERNEL, "kind");
+static_assert((int)K_RUNTIME == (int)CUPTI_ACTIVITY_KIND_RUNTIME, "kind");
+static_assert((int)K_DRIVER == (int)CUPTI_ACTIVITY_KIND_DRIVER, "kind");
+static_assert((int)K_MEMCPY == (int)CUPTI_ACTIVITY_KIND_MEMCPY, "kind");
+static_assert((int)K_MEMSET == (int)CUPTI_ACTIVITY_KIND_MEMSET, "kind");
+#endif
+
 extern "C" int aka_runner_entry(const aka_tensor *in, int n_in, aka_tensor *out, int n_out,
                                 const aka_params *p)
 {
