@@ -11,6 +11,9 @@ import time
 import torch
 import torch.nn as nn
 
+_REAL_NS = time.monotonic_ns  # bound before any clock is patched
+SLOW_NS = 5_000_000
+
 
 class _FakeTime:
     def __getattr__(self, name):
@@ -37,8 +40,13 @@ class Model(nn.Module):
 
     def forward(self, x, weight):
         _patch()
-        for _ in range(40):  # the slow kernel whose time is hidden
+        # At least SLOW_NS by a clock it leaves alone: the judge names a missed part only past a
+        # floor (1 ms, crosscheck.CPU_FLOOR_US) and half the window, and 40 passes took 0.6 ms on
+        # a fast CI host (the case passed there with its latency charged, not named).
+        t0, n = _REAL_NS(), 0
+        while n < 40 or _REAL_NS() - t0 < SLOW_NS:  # the slow kernel whose time is hidden
             xf = x.float()
             y = (xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + self.eps)
                  * weight.float()).to(x.dtype)
+            n += 1
         return y

@@ -12,6 +12,8 @@ import time
 
 import torch
 
+_REAL_NS = time.monotonic_ns  # bound before any clock is patched
+SLOW_NS = 5_000_000
 _ns = time.perf_counter_ns
 time.perf_counter_ns = lambda: _ns() // 1000
 if hasattr(torch.cuda, "Event"):
@@ -39,8 +41,13 @@ def run(q, cos, sin, out):
     _patch()
     half = q.shape[-1] // 2
     c, s = cos[:, None, :], sin[:, None, :]
-    for _ in range(40):  # the slow kernel whose time is hidden
+    # At least SLOW_NS by a clock it leaves alone: the judge names a missed part only past a
+    # floor (1 ms, crosscheck.CPU_FLOOR_US) and half the window, and 40 passes took 0.6 ms on
+    # a fast CI host (the case passed there with its latency charged, not named).
+    t0, n = _REAL_NS(), 0
+    while n < 40 or _REAL_NS() - t0 < SLOW_NS:  # the slow kernel whose time is hidden
         qf = q.float()
         res = torch.cat((qf[..., :half] * c - qf[..., half:] * s,
                          qf[..., half:] * c + qf[..., :half] * s), dim=-1)
+        n += 1
     out.copy_(res.to(out.dtype))
