@@ -306,11 +306,28 @@ static void final_line(struct aka_run *r, const char *fmt, ...)
     strbuf_release(&sb);
 }
 
-static int finalize(struct aka_run *r, struct aka_err *err)
+/* A SOL submission evaluated as submitted, on the campaign's transport (submission_check.c). */
+static void check_submission(struct aka_run *r, const struct aka_optimize_opts *o,
+                             struct aka_finalize_summary *s)
+{
+    struct strbuf op_dir = STRBUF_INIT;
+    struct aka_eval_request req;
+    struct aka_err err = AKA_ERR_INIT;
+    if (!s->submission_written)
+        return;
+    aka_optimize_progress(r, "final: evaluating the submission %s as submitted", s->submission);
+    if (aka_supervisor_request(r, o, s->submission, &req, &op_dir, &err) == 0)
+        aka_optimize_check_submission(r->env.transport, &req, s);
+    else
+        snprintf(s->check_detail, sizeof(s->check_detail), "not evaluated: %s", err.msg);
+    strbuf_release(&op_dir);
+}
+
+static int finalize(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_err *err)
 {
     struct aka_finalize_summary s;
     struct aka_err own = AKA_ERR_INIT;
-    char line[sizeof(s.submission) + 256];
+    char line[sizeof(s.submission) + sizeof(s.check_detail) + 512];
     long latest = -1;
     struct aka_err ignored = AKA_ERR_INIT;
     if (aka_ws_latest_version(r->ws.buf, &latest, &ignored) < 0 || latest < 0)
@@ -322,6 +339,8 @@ static int finalize(struct aka_run *r, struct aka_err *err)
                 AKA_EXIT_FAILED; /* a workspace that cannot be packaged: the campaign failed */
         return err ? -1 : 0;
     }
+    if (err) /* a campaign that failed (a lost GPU, a dead host) is not evaluated again */
+        check_submission(r, o, &s);
     aka_finalize_summary_line(&s, line, sizeof(line));
     final_line(r, "%s", line);
     return 0;
@@ -359,7 +378,7 @@ int aka_optimize_run(const struct aka_optimize_opts *o, const struct aka_sandbox
         strbuf_reset(ws_out);
         strbuf_addstr(ws_out, r.ws.buf);
     }
-    if (r.live_ok && finalize(&r, rc == 0 ? err : NULL) < 0)
+    if (r.live_ok && finalize(&r, o, rc == 0 ? err : NULL) < 0)
         rc = -1;
     run_release(&r);
     return rc < 0 ? (err->code ? err->code : AKA_EXIT_FAILED) : AKA_EXIT_OK;

@@ -103,19 +103,14 @@ static int scan_line(json_t *obj, size_t lineno, void *data, struct aka_err *err
     return 0;
 }
 
-/* One evaluation run by the supervisor itself (fast re-run, ABBA runs). out must be
- * initialized; the caller releases it. */
-static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o, const char *kernel,
-                           struct aka_eval_outcome *out, struct aka_err *err)
+int aka_supervisor_request(struct aka_run *r, const struct aka_optimize_opts *o, const char *kernel,
+                           struct aka_eval_request *req, struct strbuf *op_dir, struct aka_err *err)
 {
-    struct strbuf op_dir = STRBUF_INIT;
     /* The operator snapshot and the pinned asset tree, re-verified before every job. */
-    if (aka_ws_eval_inputs(r->ws.buf, r->env.repo_root, &op_dir, err) < 0) {
-        strbuf_release(&op_dir);
+    if (aka_ws_eval_inputs(r->ws.buf, r->env.repo_root, op_dir, err) < 0)
         return -1;
-    }
-    struct aka_eval_request req = {
-        .op_dir = op_dir.buf,
+    *req = (struct aka_eval_request){
+        .op_dir = op_dir->buf,
         .kernel = kernel,
         .framework = r->camp.framework,
         .platform = r->camp.platform,
@@ -128,7 +123,19 @@ static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o,
         .production_score = aka_optimize_is_production(o),
         .generalized = r->camp.generalized,
     };
-    int rc = aka_evaluate(r->env.transport, &req, out, err);
+    return 0;
+}
+
+/* One evaluation run by the supervisor itself (fast re-run, ABBA runs). out must be
+ * initialized; the caller releases it. */
+static int supervisor_eval(struct aka_run *r, const struct aka_optimize_opts *o, const char *kernel,
+                           struct aka_eval_outcome *out, struct aka_err *err)
+{
+    struct strbuf op_dir = STRBUF_INIT;
+    struct aka_eval_request req;
+    int rc = aka_supervisor_request(r, o, kernel, &req, &op_dir, err);
+    if (rc == 0)
+        rc = aka_evaluate(r->env.transport, &req, out, err);
     strbuf_release(&op_dir);
     return rc;
 }

@@ -269,16 +269,32 @@ int aka_optimize_finalize(const char *ws, struct aka_finalize_summary *out, stru
     return rc;
 }
 
+/* "; checked by sol-execbench: PASS (4/4 workloads passed)", or nothing when unchecked
+ * and nothing was tried. */
+static void check_text(const struct aka_finalize_summary *s, char *out, size_t len)
+{
+    const char *verdict = s->check == AKA_SUBMISSION_PASSED ? "PASS" : "FAIL";
+    if (s->check == AKA_SUBMISSION_UNCHECKED)
+        snprintf(out, len, "%s%s", s->check_detail[0] ? "; submission not checked: " : "",
+                 s->check_detail);
+    else
+        snprintf(out, len, "; checked by %s%s%s%s: %s (%s)", s->checked_by,
+                 s->check_note[0] ? " (" : "", s->check_note, s->check_note[0] ? ")" : "", verdict,
+                 s->check_detail);
+}
+
 void aka_finalize_summary_line(const struct aka_finalize_summary *s, char *line, size_t len)
 {
     char speed[64] = "no speedup vs V0 (unmeasured)";
+    char check[sizeof(s->checked_by) + sizeof(s->check_note) + sizeof(s->check_detail) + 64];
     if (s->speedup_vs_v0 > 0)
         snprintf(speed, sizeof(speed), "%.2fx vs V0 (%.3f us)", s->speedup_vs_v0, s->v0_latency_us);
+    check_text(s, check, sizeof(check));
     if (s->version < 0)
         snprintf(line, len, "final: no incumbent version recorded");
     else
-        snprintf(line, len, "final: incumbent v%ld (%s), latency %.3f us, %s%s%s", s->version,
+        snprintf(line, len, "final: incumbent v%ld (%s), latency %.3f us, %s%s%s%s", s->version,
                  s->status, s->latency_us, speed,
                  s->submission_written ? "; submission written: " : "",
-                 s->submission_written ? s->submission : "");
+                 s->submission_written ? s->submission : "", s->submission_written ? check : "");
 }

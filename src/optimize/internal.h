@@ -208,6 +208,13 @@ bool aka_episode_late_handoff(const struct aka_run *r, struct aka_episode *ep);
 int aka_episode_probe(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                       struct aka_err *err);
 
+/* The request of an evaluation the supervisor runs itself (verification, the submission
+ * check): the operator snapshot and asset tree re-verified (op_dir receives the snapshot's
+ * path, which req points into), the campaign's framework, platform and limits. */
+int aka_supervisor_request(struct aka_run *r, const struct aka_optimize_opts *o, const char *kernel,
+                           struct aka_eval_request *req, struct strbuf *op_dir,
+                           struct aka_err *err);
+
 /* Fast or ABBA verification of ep->candidate (episode_verify.c). */
 int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                        struct aka_err *err);

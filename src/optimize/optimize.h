@@ -261,6 +261,11 @@ struct aka_finalize_summary {
     double speedup_vs_v0;    /* v0_latency_us / latency_us (0 when either is missing) */
     bool submission_written; /* SOL: <workspace>/solution.json written and re-read */
     char submission[4096];   /* its path */
+    /* SOL: the submission evaluated as submitted (aka_optimize_check_submission). */
+    enum { AKA_SUBMISSION_UNCHECKED, AKA_SUBMISSION_PASSED, AKA_SUBMISSION_FAILED } check;
+    char checked_by[64];    /* "sol-execbench" (the owner's tool), else aka's evaluator */
+    char check_note[96];    /* why aka's judge checked it instead, or "" */
+    char check_detail[768]; /* "4/4 workloads passed", the first failure, or why not run */
 };
 
 /*
@@ -272,6 +277,17 @@ struct aka_finalize_summary {
  * nothing written.
  */
 int aka_optimize_finalize(const char *ws, struct aka_finalize_summary *out, struct aka_err *err);
+
+/*
+ * Evaluate s's written submission with base's operator, platform and transport as
+ * `aka eval --evaluator official` does: the owner's tool when the sandbox runtime has
+ * it, else aka's judge. Fills s's check fields; never fails the campaign (an evaluation
+ * that could not run leaves the check UNCHECKED with the reason in check_detail).
+ */
+struct aka_eval_request;
+void aka_optimize_check_submission(const struct aka_sandbox_transport *t,
+                                   const struct aka_eval_request *base,
+                                   struct aka_finalize_summary *s);
 
 /* The one summary line ("final: v3 (promoted), 12.5 us, 3.10x vs V0; submission ..."). */
 void aka_finalize_summary_line(const struct aka_finalize_summary *s, char *line, size_t len);

@@ -131,5 +131,9 @@ srcs = s.get("sources") or []
 assert srcs and all(x.get("content") for x in srcs), s
 print("rope: solution.json with", len(srcs), "inlined source(s)")
 PY
+  # Finalization evaluates the submission as submitted (the official tool when the runtime
+  # has it, else aka's judge, which says so): it must pass.
+  grep -E "^aka optimize: final: .*; checked by [^:]+: PASS \(" "$tmp/rope.err" ||
+    fail "rope: the submission was not evaluated as submitted, or did not pass"
 fi
 echo "gpu_device: ok"
