@@ -16,7 +16,9 @@
 #      scripts/run_eval.py, Triton seeds;
 #   5. (part red) hostile SOL candidates on rope, timed by kernel span;
 #   4. `aka profile` (Nsight Compute, --clock-control none) next to `aka eval` on rmsnorm's
-#      shape 3 (Atrex, events) and rope's largest workload (SOL, kernel span).
+#      shape 3 (Atrex, events) and rope's largest workload (SOL, kernel span);
+#   6. (part dsl) silu_and_mul's CuteDSL and TileLang seeds through `aka eval` and
+#      tests/gpu/harness_python_gpu.sh, their wheels carried in parts (see the part).
 # PARTS (default "probe sol atrex profile") picks parts. Lines go to $OUT/summary.txt,
 # JSON and logs to $OUT/raw.tgz. Clocks, power and compute mode are never touched.
 set -uo pipefail
@@ -154,6 +156,33 @@ if has native; then  # the native CUDA seed: eval against a duration-only profil
   note "x.sum(1) after a written and a read flush"
   PYTHONPATH=runtime/harness/python timeout 120 python3 bench/span_probe.py 100 flush 2>&1 |
     tee -a "$out/summary.txt"
+fi
+
+if has dsl; then  # issue 16 must-show 4: silu_and_mul's CuteDSL and TileLang seeds
+  # The wheels travel in parts (bench/carry_parts.sh split, from a directory filled with
+  # `pip download --no-deps --only-binary=:all: --python-version 3.12 --platform
+  # manylinux_2_28_x86_64 --platform manylinux2014_x86_64 nvidia-cutlass-dsl==4.8.1
+  # nvidia-cutlass-dsl-libs-base==4.8.1 nvidia-cutlass-dsl-libs-core==4.8.1
+  # nvidia-cutlass-dsl-libs-cu13==4.8.1 cuda-bindings cuda-pathfinder protobuf
+  # tilelang==0.1.15 "apache-tvm-ffi>=0.1.11,<0.1.13" "z3-solver>=4.13,<4.15.5"
+  # torch-c-dlpack-ext ml-dtypes cloudpickle psutil tqdm`; the versions compiled
+  # both seeds for sm_90a on the development machine, session 12). Installed system-wide
+  # on the lent machine, so the sandbox's python3 imports them.
+  note "CuteDSL and TileLang seeds"
+  if bench/carry_parts.sh join /tmp/dslwheels >"$raw/dsl_join.log" 2>&1; then
+    pip install --no-index --no-deps --break-system-packages /tmp/dslwheels/*.whl \
+      >"$raw/dsl_pip.log" 2>&1 || tail -5 "$raw/dsl_pip.log" | tee -a "$out/summary.txt"
+  else
+    tail -3 "$raw/dsl_join.log" | tee -a "$out/summary.txt"
+  fi
+  python3 -c 'import cutlass.cute, tilelang; print("cutlass.cute and tilelang import")' 2>&1 |
+    tail -2 | tee -a "$out/summary.txt"
+  for fw in CuteDSL TileLang; do
+    ev "silu_$fw" --op-dir examples/ops/silu_and_mul --framework "$fw" \
+      --kernel "$src/examples/ops/silu_and_mul/seeds/$fw/kernel.py"
+  done
+  AKA_GPU_REPS=20 timeout 300 bash tests/gpu/harness_python_gpu.sh >"$raw/dsl_gpu.log" 2>&1
+  grep -E "silu_(CuteDSL|TileLang)|passed|failed|note" "$raw/dsl_gpu.log" | tee -a "$out/summary.txt"
 fi
 
 if has profile; then

@@ -2,7 +2,8 @@
 # harness_python_gpu.sh — the PyTorch-layout harness on a CUDA device.
 #
 # For the rmsnorm and silu_and_mul (Atrex-Bench) and rope (SOL) examples:
-#   1. the reference and the Triton seed (examples/ops/<op>/seeds/Triton/kernel.py)
+#   1. the reference and the Triton seed (examples/ops/<op>/seeds/Triton/kernel.py), and
+#      silu_and_mul's CuteDSL and TileLang seeds where those packages are installed,
 #      pass with --device cuda, with CUDA events and with --cuda-graph;
 #   2. aka's per-shape median is compared with triton.testing.do_bench
 #      (return_mode="median") on the same inputs: a table is printed;
@@ -66,6 +67,14 @@ if [ "$have_triton" = 1 ]; then
 else
   echo "note: triton not installed: Triton candidates and the do_bench comparison are skipped"
 fi
+# The CuteDSL and TileLang seeds (issue 16), where their packages are installed.
+for fw in CuteDSL:cutlass.cute TileLang:tilelang; do
+  if "$py" -c "import ${fw#*:}" 2>/dev/null; then
+    kernels+=("silu_${fw%%:*} atrex silu_and_mul $ops/silu_and_mul/seeds/${fw%%:*}/kernel.py --framework ${fw%%:*}")
+  else
+    echo "note: ${fw#*:} not installed: the ${fw%%:*} seed is skipped"
+  fi
+done
 
 for k in "${kernels[@]}"; do
   read -r name layout op kernel extra <<<"$k"
