@@ -172,12 +172,29 @@ def framework_env(fw: Framework, device: str) -> dict[str, str]:
     return {}
 
 
+_LIBRARY_DIR_NAMES = ("site-packages", "dist-packages", "lib-dynload")
+
+
+def _is_library_dir(norm: str, libs: set[str]) -> bool:
+    """An installed-library entry of sys.path: the standard library, lib-dynload, a
+    site/dist-packages directory, or a directory inside one. The last are what a
+    package's .pth file adds at startup: nvidia-cutlass-dsl puts ``cutlass`` in
+    site-packages/nvidia_cutlass_dsl/dsl_packages, so without them no CuteDSL
+    candidate could import its framework."""
+    if norm in libs or norm.endswith(".zip"):
+        return True
+    parts = norm.split(os.sep)
+    return any(part in _LIBRARY_DIR_NAMES for part in parts) or any(
+        norm.startswith(lib + os.sep) for lib in libs)
+
+
 def _isolated_path(directory: str) -> list[str]:
     """sys.path for an isolated import: the file's dir, then library dirs only.
 
     Library directories are the standard library, lib-dynload and the
-    site/dist-packages directories; the current directory, PYTHONPATH entries
-    such as the harness itself, and the operator directory are dropped.
+    site/dist-packages directories with what their .pth files added inside them
+    (_is_library_dir); the current directory, PYTHONPATH entries such as the harness
+    itself, and the operator directory are dropped.
     """
     libs = {os.path.normpath(p) for key, p in sysconfig.get_paths().items()
             if key in ("stdlib", "platstdlib", "purelib", "platlib")}
@@ -186,9 +203,7 @@ def _isolated_path(directory: str) -> list[str]:
         if not entry:
             continue
         norm = os.path.normpath(entry)
-        is_lib = (norm in libs or norm.endswith(".zip")
-                  or os.path.basename(norm) in ("site-packages", "dist-packages", "lib-dynload"))
-        if is_lib and norm not in keep:
+        if _is_library_dir(norm, libs) and norm not in keep:
             keep.append(norm)
     return keep
 
