@@ -159,15 +159,9 @@ if has native; then  # the native CUDA seed: eval against a duration-only profil
 fi
 
 if has dsl; then  # issue 16 must-show 4: silu_and_mul's CuteDSL and TileLang seeds
-  # The wheels travel in parts (bench/carry_parts.sh split, from a directory filled with
-  # `pip download --no-deps --only-binary=:all: --python-version 3.12 --platform
-  # manylinux_2_28_x86_64 --platform manylinux2014_x86_64 nvidia-cutlass-dsl==4.8.1
-  # nvidia-cutlass-dsl-libs-base==4.8.1 nvidia-cutlass-dsl-libs-core==4.8.1
-  # nvidia-cutlass-dsl-libs-cu13==4.8.1 cuda-bindings cuda-pathfinder protobuf
-  # tilelang==0.1.15 "apache-tvm-ffi>=0.1.11,<0.1.13" "z3-solver>=4.13,<4.15.5"
-  # torch-c-dlpack-ext ml-dtypes cloudpickle psutil tqdm`; the versions compiled
-  # both seeds for sm_90a on the development machine, session 12). Installed system-wide
-  # on the lent machine, so the sandbox's python3 imports them.
+  # The wheels travel in parts: bench/dsl_wheels.sh DIR, then bench/carry_parts.sh split
+  # DIR, each part carried by one call to the same warm machine. Installed system-wide on
+  # the lent machine, so the sandbox's python3 imports them.
   note "CuteDSL and TileLang seeds"
   if bench/carry_parts.sh join /tmp/dslwheels >"$raw/dsl_join.log" 2>&1; then
     pip install --no-index --no-deps --break-system-packages /tmp/dslwheels/*.whl \
