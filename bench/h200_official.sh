@@ -57,6 +57,9 @@ if has probe; then
   note "span probe"
   PYTHONPATH=runtime/harness/python timeout 180 python3 bench/span_probe.py 100 2>&1 |
     tee -a "$out/summary.txt"
+  note "a launch-bound call's span, hot and after the timing thread slept"
+  PYTHONPATH=runtime/harness/python timeout 120 python3 bench/span_probe.py 100 wake 2>&1 |
+    tee -a "$out/summary.txt"
 fi
 
 if has sol; then

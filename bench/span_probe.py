@@ -12,8 +12,13 @@ judge's path). Probes: an empty kernel, x.sum(1) of 4096 x 4096 fp32 (alone, and
 
     PYTHONPATH=runtime/harness/python python3 bench/span_probe.py [N]
     PYTHONPATH=runtime/harness/python python3 bench/span_probe.py N flush
+    PYTHONPATH=runtime/harness/python python3 bench/span_probe.py N wake
 (the second: x.sum(1) after the judges' zero_ flush and after a flush that only reads,
-which leaves no dirty lines for the timed kernel to write back)
+which leaves no dirty lines for the timed kernel to write back; the third: issue 16's
+launch-bound gap, the rope example's PyTorch solution.json on its largest workload timed
+by kernel span back to back, as SOL-ExecBench's loop runs, and after the timing thread
+slept 2 ms, as aka's runner sleeps on the judge's "go", with and without a 200 us spin
+before the call)
 """
 import statistics
 import sys
@@ -94,9 +99,54 @@ def flush_rows(dev, n):
     return rows
 
 
+def rope_solution(dev):
+    """The rope example's solution.json run() on its 8192-token workload (DPS)."""
+    import json
+    import os
+    sol = json.load(open(os.path.join(os.path.dirname(__file__), "..", "examples", "ops", "rope",
+                                      "solution.json")))
+    scope = {}
+    exec(sol["sources"][0]["content"], scope)  # noqa: S102 (the project's own example)
+    q = torch.randn(8192, 8, 128, device=dev, dtype=torch.bfloat16)
+    cos, sin = torch.randn(8192, 64, device=dev), torch.randn(8192, 64, device=dev)
+    out = torch.empty_like(q)
+    return lambda: scope["run"](q, cos, sin, out)
+
+
+def wake_rows(dev, n):
+    """Span of a launch-bound call: hot, after a 2 ms sleep, after the sleep and a spin."""
+    fn = rope_solution(dev)
+    timer = RunTimer(dev, 10)
+    why = timer.start_span()
+    if why:
+        return [("kernel spans unavailable", float("nan"))]
+
+    def spin(us):
+        end = time.perf_counter_ns() + us * 1000
+        while time.perf_counter_ns() < end:
+            pass
+
+    timer.warm(fn)
+    rows = []
+    for name, pre in (("back to back", lambda: None),
+                      ("after a 2 ms sleep", lambda: time.sleep(0.002)),
+                      ("after a 2 ms sleep and a 200 us spin",
+                       lambda: (time.sleep(0.002), spin(200)))):
+        lat = []
+        for _ in range(n):
+            pre()
+            lat.append(timer.once(fn)[1])
+        rows.append((name, statistics.median(lat)))
+    return rows
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     dev = torch.device("cuda", 0)
+    if len(sys.argv) > 2 and sys.argv[2] == "wake":
+        for name, us in wake_rows(dev, n):
+            print(f"| rope solution.json, 8192 tokens, span, {name} | {us:.2f} |")
+        return
     if len(sys.argv) > 2 and sys.argv[2] == "flush":
         for name, us in flush_rows(dev, n):
             print(f"| x.sum(1) 4096x4096 fp32, {name} | {us:.2f} |")
