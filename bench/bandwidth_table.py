@@ -2,14 +2,16 @@
 bandwidth on the operator's largest shape (bytes it must move / its latency there), as a
 percentage of the device-to-device copy bandwidth measured in the same device call.
 
-    python3 bench/bandwidth_table.py OP_DIR WORKSPACE D2D_GBPS
+    python3 bench/bandwidth_table.py OP_DIR WORKSPACE D2D_GBPS [EVAL_JSON]
 
 Bytes per shape, from what the operator declares: a native operator's roofline "bytes"
 expression over its dims (operator.json), an Atrex-Bench operator's roofline.json
 (semantic_Q_read_bytes + semantic_Q_write_bytes), a SOL-ExecBench operator's inputs and
 outputs in definition.json at the workload's axes. The largest shape is the one with the
 most bytes. The latency is the incumbent memory record's for that shape, as `aka status`
-names the incumbent (its timing method is printed beside it). Prints one table row.
+names the incumbent (its timing method is printed beside it); with EVAL_JSON (an `aka
+eval --json` result of the incumbent's kernel, e.g. timed by kernel span), a second row
+from that evaluation. Prints one table row per source.
 """
 import json
 import math
@@ -72,11 +74,18 @@ def main() -> int:
                                     capture_output=True, text=True, check=True).stdout)
     perf = rec["performance"]
     sid = max(sizes, key=sizes.get)
-    us = perf["latency_us_by_shape"][sid]
-    gbps = sizes[sid] / (us * 1e-6) / 1e9
-    print(f"| {os.path.basename(op_dir.rstrip('/'))} | {version} ({rec.get('status')}) | {sid} | "
-          f"{sizes[sid] / 1e6:.1f} MB | {us:.2f} us ({perf.get('timing_method')}) | "
-          f"{gbps:.0f} GB/s | {100 * gbps / d2d:.1f}% of {d2d:.0f} |")
+    name = os.path.basename(op_dir.rstrip("/"))
+    rows = [(f"{version} ({rec.get('status')})", perf["latency_us_by_shape"][sid],
+             perf.get("timing_method"))]
+    if len(sys.argv) > 4:
+        ev = json.load(open(sys.argv[4]))
+        ev = ev.get("result", ev)  # aka eval --json wraps the result
+        rows.append((f"{version}, aka eval again", ev["latency_us_by_shape"][sid],
+                     ev["timing"]["method"]))
+    for who, us, method in rows:
+        gbps = sizes[sid] / (us * 1e-6) / 1e9
+        print(f"| {name} | {who} | {sid} | {sizes[sid] / 1e6:.1f} MB | {us:.2f} us ({method}) | "
+              f"{gbps:.0f} GB/s | {100 * gbps / d2d:.1f}% of {d2d:.0f} |")
     return 0
 
 
