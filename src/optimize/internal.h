@@ -208,6 +208,10 @@ bool aka_episode_late_handoff(const struct aka_run *r, struct aka_episode *ep);
 int aka_episode_probe(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                       struct aka_err *err);
 
+/* Set one key of .aka/state.json, keeping the others (the counters belong to
+ * episode_state.c). Steals value (stops.c). */
+int aka_optimize_state_set(const char *ws, const char *key, json_t *value, struct aka_err *err);
+
 /* The request of an evaluation the supervisor runs itself (verification, the submission
  * check): the operator snapshot and asset tree re-verified (op_dir receives the snapshot's
  * path, which req points into), the campaign's framework, platform and limits. */

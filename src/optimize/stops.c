@@ -31,8 +31,7 @@ static json_t *state_get(const char *ws, const char *key)
     return v;
 }
 
-/* Set one key, keeping the others (the counters belong to episode_state.c). Steals value. */
-static int state_set(const char *ws, const char *key, json_t *value, struct aka_err *err)
+int aka_optimize_state_set(const char *ws, const char *key, json_t *value, struct aka_err *err)
 {
     json_t *doc = aka_ws_state_doc(ws);
     if (!doc)
@@ -100,11 +99,12 @@ static int conversion_update(struct aka_run *r, const struct aka_optimize_opts *
                               ? "Triton->Gluon latched: the next episodes port the incumbent to "
                                 "Gluon (accepted at <= 5% slower)"
                               : "the incumbent is Gluon now; the campaign stays Gluon");
-    return state_set(r->ws.buf, "conversion",
-                     json_pack("{s:s, s:I, s:I}", "state", aka_conversion_names[s->conversion],
-                               "since_version", (json_int_t)s->conversion_since,
-                               "consecutive_at_latch", (json_int_t)c->consecutive),
-                     err);
+    return aka_optimize_state_set(r->ws.buf, "conversion",
+                                  json_pack("{s:s, s:I, s:I}", "state",
+                                            aka_conversion_names[s->conversion], "since_version",
+                                            (json_int_t)s->conversion_since, "consecutive_at_latch",
+                                            (json_int_t)c->consecutive),
+                                  err);
 }
 
 /* ---- target-util ------------------------------------------------------------------------- */
@@ -115,10 +115,11 @@ static void util_record(struct aka_run *r, long version, const struct aka_utiliz
     json_t *side_f = u->flop_pct >= 0 ? json_real(u->flop_pct) : json_null();
     json_t *side_b = u->bandwidth_pct >= 0 ? json_real(u->bandwidth_pct) : json_null();
     /* Observability only: a failed write never changes what the campaign does. */
-    state_set(r->ws.buf, "target_util",
-              json_pack("{s:I, s:f, s:o, s:o, s:s}", "version", (json_int_t)version, "pct", u->pct,
-                        "flop_pct", side_f, "bandwidth_pct", side_b, "basis", u->basis),
-              &ignored);
+    aka_optimize_state_set(r->ws.buf, "target_util",
+                           json_pack("{s:I, s:f, s:o, s:o, s:s}", "version", (json_int_t)version,
+                                     "pct", u->pct, "flop_pct", side_f, "bandwidth_pct", side_b,
+                                     "basis", u->basis),
+                           &ignored);
 }
 
 /* Whether the incumbent reached --target-util; measured once per incumbent version. */

@@ -115,6 +115,22 @@ static void budget(const struct aka_report *r, struct strbuf *out)
     strbuf_release(&sb);
 }
 
+/* The SOL submission and its check as submitted (docs/campaign.md, "Finalization"). */
+static void submission(const struct aka_report *r, struct strbuf *out)
+{
+    const struct aka_report_submission *s = &r->state.submission;
+    const char *detail = s->detail && *s->detail ? s->detail : "no detail recorded";
+    if (!s->present)
+        return;
+    if (strcmp(s->check, "unchecked") == 0)
+        line(out, "submission:", "%s (not checked: %s)", s->path, detail);
+    else
+        line(out, "submission:", "%s, checked by %s%s%s%s: %s (%s)", s->path,
+             s->checked_by ? s->checked_by : "?", s->note && *s->note ? " (" : "",
+             s->note && *s->note ? s->note : "", s->note && *s->note ? ")" : "",
+             strcmp(s->check, "passed") == 0 ? "PASS" : "FAIL", detail);
+}
+
 static void progress(const struct aka_report *r, struct strbuf *out)
 {
     if (r->live.present && r->live.phase)
@@ -146,4 +162,5 @@ void aka_report_render_header(const struct aka_report *r, struct strbuf *out)
     roofline(r, out);
     budget(r, out);
     progress(r, out);
+    submission(r, out);
 }

@@ -96,6 +96,29 @@ static int get_count(const struct jctx *c, json_t *d, const char *key, long long
     return 0;
 }
 
+static int load_submission(const struct jctx *c, json_t *state, struct aka_report_submission *out)
+{
+    static const char *const checks[] = {"passed", "failed", "unchecked", NULL};
+    json_t *o = json_object_get(state, "submission");
+    int which = 0;
+    if (!o)
+        return 0;
+    int rc = jexpect_obj(c, o, "submission");
+    if (rc == 0)
+        rc = jget_str(c, o, "submission", "path", true, &out->path);
+    if (rc == 0)
+        rc = jget_enum(c, o, "submission", "check", true, checks, &which);
+    out->check = checks[which];
+    if (rc == 0)
+        rc = jget_str(c, o, "submission", "checked_by", false, &out->checked_by);
+    if (rc == 0)
+        rc = jget_str(c, o, "submission", "note", false, &out->note);
+    if (rc == 0)
+        rc = jget_str(c, o, "submission", "detail", false, &out->detail);
+    out->present = rc == 0;
+    return rc;
+}
+
 static int load_state(const char *ws, struct aka_report *r, struct aka_err *err)
 {
     static const char *const keys[] = {"episodes", "accepted",          "rejected",
@@ -119,6 +142,8 @@ static int load_state(const char *ws, struct aka_report *r, struct aka_err *err)
             rc = get_count(&c, d, "consecutive_without_promotion", &s->stall);
         if (rc == 0)
             rc = jget_str(&c, d, "", "stop_reason", false, &s->stop_reason);
+        if (rc == 0)
+            rc = load_submission(&c, d, &s->submission);
         s->present = rc == 0;
     }
     strbuf_release(&path);

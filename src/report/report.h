@@ -95,11 +95,21 @@ struct aka_report_campaign {
 };
 
 /* .aka/state.json counters (upstream SupervisorState names); -1 when absent. */
+/* The SOL submission finalization wrote and how it fared as submitted (state.json
+ * "submission", written by optimize/campaign.c); present false when none was written.
+ * Strings are borrowed from the state document. */
+struct aka_report_submission {
+    bool present;
+    const char *path, *check; /* check: "passed", "failed" or "unchecked" */
+    const char *checked_by, *note, *detail;
+};
+
 struct aka_report_state {
     bool present;
     long long episodes, accepted, rejected, pivoted, blocked, protocol_failures, interrupted;
     long long tokens, stall; /* stall = consecutive_without_promotion */
     const char *stop_reason; /* NULL when absent */
+    struct aka_report_submission submission;
 };
 
 /* memory/live.json. */

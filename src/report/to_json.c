@@ -108,14 +108,23 @@ static json_t *failed_v0(const struct aka_report *r)
                      r->failed_v0.timestamp, "failure_reason", why ? why : json_null());
 }
 
+static json_t *submission(const struct aka_report *r)
+{
+    const struct aka_report_submission *s = &r->state.submission;
+    if (!s->present)
+        return json_null();
+    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "path", s->path, "check", s->check, "checked_by",
+                     str(s->checked_by), "note", str(s->note), "detail", str(s->detail));
+}
+
 json_t *aka_report_to_json(const struct aka_report *r)
 {
     json_t *versions = json_array();
     for (size_t i = 0; i < r->versions.n; i++)
         json_array_append_new(versions, aka_report_version_to_json(&r->versions.v[i]));
-    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o}", "schema",
+    return json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "schema",
                      AKA_STATUS_SCHEMA, "workspace", r->workspace, "campaign", campaign(r),
                      "incumbent", incumbent(r), "budget", budget(r), "stopped",
                      r->stop_reason != NULL, "stop_reason", str(r->stop_reason), "live", live(r),
-                     "failed_v0", failed_v0(r), "versions", versions);
+                     "failed_v0", failed_v0(r), "submission", submission(r), "versions", versions);
 }

@@ -135,5 +135,10 @@ PY
   # has it, else aka's judge, which says so): it must pass.
   grep -E "^aka optimize: final: .*; checked by [^:]+: PASS \(" "$tmp/rope.err" ||
     fail "rope: the submission was not evaluated as submitted, or did not pass"
+  "$AKA_BIN" status "$last_ws" --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["submission"]
+assert s and s["check"] == "passed" and s["path"].endswith("solution.json"), s' ||
+    fail "rope: aka status does not show the passed submission check"
 fi
 echo "gpu_device: ok"

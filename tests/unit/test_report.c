@@ -233,6 +233,58 @@ static void test_state_and_live(void **state)
     aka_report_release(&r);
 }
 
+static void expect_bad(const struct fx *f, const char *rel, const char *want);
+
+/* The SOL submission finalization recorded: shown by status (text and JSON) as written;
+ * absent, nothing is said; malformed, the field is named (code 2). */
+static void test_submission(void **state)
+{
+    struct fx *f = *state;
+    struct aka_report r;
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf out = STRBUF_INIT;
+    campaign(f);
+    write_at(f, ".aka/state.json",
+             "{\"episodes\":2,\"submission\":{\"path\":\"/ws/solution.json\",\"check\":"
+             "\"passed\",\"checked_by\":\"aka.python.sol\",\"note\":\"no official evaluator in "
+             "the sandbox runtime\",\"detail\":\"4/4 workloads passed\"}}");
+    assert_int_equal(aka_report_load(f->ws.buf, &r, &err), 0);
+    aka_report_render_header(&r, &out);
+    assert_non_null(strstr(out.buf, "submission: /ws/solution.json, checked by aka.python.sol (no "
+                                    "official evaluator in the sandbox runtime): PASS (4/4 "
+                                    "workloads passed)"));
+    json_t *doc = aka_report_to_json(&r);
+    json_t *sub = json_object_get(doc, "submission");
+    assert_string_equal(json_string_value(json_object_get(sub, "check")), "passed");
+    assert_string_equal(json_string_value(json_object_get(sub, "detail")), "4/4 workloads passed");
+    json_decref(doc);
+    aka_report_release(&r);
+    write_at(f, ".aka/state.json",
+             "{\"submission\":{\"path\":\"/ws/solution.json\",\"check\":\"unchecked\","
+             "\"detail\":\"not evaluated: no GPU\"}}");
+    strbuf_reset(&out);
+    assert_int_equal(aka_report_load(f->ws.buf, &r, &err), 0);
+    aka_report_render_header(&r, &out);
+    assert_non_null(
+        strstr(out.buf, "submission: /ws/solution.json (not checked: not evaluated: no GPU)"));
+    aka_report_release(&r);
+    write_at(f, ".aka/state.json", "{\"episodes\":2}");
+    strbuf_reset(&out);
+    assert_int_equal(aka_report_load(f->ws.buf, &r, &err), 0);
+    aka_report_render_header(&r, &out);
+    assert_null(strstr(out.buf, "submission:"));
+    doc = aka_report_to_json(&r);
+    assert_true(json_is_null(json_object_get(doc, "submission")));
+    json_decref(doc);
+    aka_report_release(&r);
+    strbuf_release(&out);
+    write_at(f, ".aka/state.json",
+             "{\"submission\":{\"path\":\"/ws/solution.json\",\"check\":\"maybe\"}}");
+    expect_bad(f, ".aka/state.json", "submission.check");
+    write_at(f, ".aka/state.json", "{\"submission\":{\"check\":\"passed\"}}");
+    expect_bad(f, ".aka/state.json", "submission.path");
+}
+
 /* Without V0 nothing has a speedup, and a failed V0 is shown, not counted. */
 static void test_failed_v0(void **state)
 {
@@ -359,9 +411,9 @@ static void test_json_shape(void **state)
     json_t *doc = aka_report_to_json(&r);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "schema")), AKA_STATUS_SCHEMA);
-    static const char *const keys[] = {"workspace", "campaign",    "incumbent", "budget",
-                                       "stopped",   "stop_reason", "live",      "failed_v0",
-                                       "versions",  NULL};
+    static const char *const keys[] = {"workspace",  "campaign",    "incumbent", "budget",
+                                       "stopped",    "stop_reason", "live",      "failed_v0",
+                                       "submission", "versions",    NULL};
     for (size_t i = 0; keys[i]; i++)
         assert_non_null(json_object_get(doc, keys[i]));
     json_t *vs = json_object_get(doc, "versions");
@@ -561,6 +613,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_load_campaign, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_state_and_live, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failed_v0, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_submission, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_empty_memory, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_bad_campaign, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_bad_schema, fx_setup, fx_teardown),
