@@ -354,8 +354,11 @@ static int finalize(struct aka_run *r, const struct aka_optimize_opts *o, struct
                 AKA_EXIT_FAILED; /* a workspace that cannot be packaged: the campaign failed */
         return err ? -1 : 0;
     }
-    if (err) /* a campaign that failed (a lost GPU, a dead host) is not evaluated again */
+    if (err)
         check_submission(r, o, &s);
+    else /* a campaign that failed (a lost GPU, a dead host) is not evaluated again */
+        snprintf(s.check_detail, sizeof(s.check_detail),
+                 "not evaluated: the campaign stopped on an error");
     record_submission(r, &s);
     aka_finalize_summary_line(&s, line, sizeof(line));
     final_line(r, "%s", line);
