@@ -8,7 +8,8 @@
 # Incumbent: examples/ops/matmul's seed at the configuration the README campaign
 # reaches (-O3, -march=native, FMA, MR 8, NR 32), plus a real extra cost: the
 # product of its first ~4% of rows (rounded up to MR rows) is computed again
-# (AKA_BENCH_EXTRA_PERMILLE=40, compiled in by this script). "Better" candidate:
+# (AKA_BENCH_EXTRA_PERMILLE, 40 unless EXTRA_PERMILLE says otherwise, compiled in by this
+# script). "Better" candidate:
 # the same kernel without the extra cost (about 5% less work; the improvement the
 # runs measured is printed). "Identical" candidate: the incumbent's exact bytes.
 # Each trial is what a full episode does: REPEATS (default 2, `aka optimize
@@ -32,7 +33,7 @@ trap 'exit 130' INT TERM # through cleanup: the compile loops stop with the scri
 cc -O2 -I"$src/src" bench/abba_decide.c src/optimize/verify_stats.c -o "$tmp/abba_decide" \
   "$build/libaka_base.a" $(pkg-config --libs jansson libcrypto libarchive) -lm || exit 1
 # The kernels: knobs fixed by #define, so every `aka eval` compiles the same bytes.
-python3 - examples/ops/matmul/seeds/C/kernel.c "$tmp" <<'PY'
+python3 - examples/ops/matmul/seeds/C/kernel.c "$tmp" "${EXTRA_PERMILLE:-40}" <<'PY'
 import re, sys
 src, out = open(sys.argv[1]).read(), sys.argv[2]
 for k, v in {"AKA_CC_ARCH": "native", "AKA_CC_FMA": "on", "AKA_CC_OPT": "O3", "MR": "8",
@@ -60,7 +61,7 @@ tail = "    return AKA_OK;\n}"
 i = src.rindex(tail)
 better = src[:i] + extra + src[i + len(tail):]
 open(f"{out}/better.c", "w").write(better)
-open(f"{out}/incumbent.c", "w").write("#define AKA_BENCH_EXTRA_PERMILLE 40\n" + better)
+open(f"{out}/incumbent.c", "w").write(f"#define AKA_BENCH_EXTRA_PERMILLE {sys.argv[3]}\n" + better)
 PY
 if [ "$load" -gt 0 ]; then
   python3 -c "
