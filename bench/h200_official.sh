@@ -68,6 +68,9 @@ if has sol; then
   sol=$src/examples/ops/rope/solution.json
   note "rope through aka eval"
   ev rope_triton_span --op-dir examples/ops/rope --kernel "$k" --framework Triton
+  # A candidate laid out for bandwidth (issue 17: the seed it may replace is launch-bound).
+  ev rope_rows_span --op-dir examples/ops/rope --kernel "$src/bench/candidates/rope_rows.py" \
+    --framework Triton
   ev rope_triton_events --op-dir examples/ops/rope --kernel "$k" --framework Triton --timing events
   ev rope_pytorch_span --op-dir examples/ops/rope --kernel "$sol" --framework PyTorch
   note "rope through the official sol-execbench"
