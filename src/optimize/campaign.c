@@ -326,13 +326,12 @@ static void check_submission(struct aka_run *r, const struct aka_optimize_opts *
 /* The submission and its check in state.json, for `aka status` later (report/load.c). */
 static void record_submission(struct aka_run *r, const struct aka_finalize_summary *s)
 {
-    static const char *const checks[] = {"unchecked", "passed", "failed"};
     struct aka_err err = AKA_ERR_INIT;
     if (!s->submission_written)
         return;
-    json_t *doc =
-        json_pack("{s:s, s:s, s:s, s:s, s:s}", "path", s->submission, "check", checks[s->check],
-                  "checked_by", s->checked_by, "note", s->check_note, "detail", s->check_detail);
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s}", "path", s->submission, "check",
+                            aka_submission_check_names[s->check], "checked_by", s->checked_by,
+                            "note", s->check_note, "detail", s->check_detail);
     if (!doc || aka_optimize_state_set(r->ws.buf, "submission", doc, &err) < 0)
         aka_optimize_progress(r, "final: the submission's check was not recorded: %s",
                               doc ? err.msg : "not UTF-8");

@@ -269,32 +269,44 @@ int aka_optimize_finalize(const char *ws, struct aka_finalize_summary *out, stru
     return rc;
 }
 
-/* "; checked by sol-execbench: PASS (4/4 workloads passed)", or nothing when unchecked
- * and nothing was tried. */
-static void check_text(const struct aka_finalize_summary *s, char *out, size_t len)
+const char *const aka_submission_check_names[] = {"unchecked", "passed", "failed", NULL};
+
+static bool given(const char *s)
 {
-    const char *verdict = s->check == AKA_SUBMISSION_PASSED ? "PASS" : "FAIL";
-    if (s->check == AKA_SUBMISSION_UNCHECKED)
-        snprintf(out, len, "%s%s", s->check_detail[0] ? "; submission not checked: " : "",
-                 s->check_detail);
-    else
-        snprintf(out, len, "; checked by %s%s%s%s: %s (%s)", s->checked_by,
-                 s->check_note[0] ? " (" : "", s->check_note, s->check_note[0] ? ")" : "", verdict,
-                 s->check_detail);
+    return s && *s;
+}
+
+void aka_submission_check_text(const char *check, const char *checked_by, const char *note,
+                               const char *detail, struct strbuf *out)
+{
+    if (!given(detail))
+        detail = "no detail recorded";
+    if (strcmp(check, "unchecked") == 0) {
+        strbuf_addf(out, "not checked: %s", detail);
+        return;
+    }
+    strbuf_addf(out, "checked by %s", given(checked_by) ? checked_by : "?");
+    if (given(note))
+        strbuf_addf(out, " (%s)", note);
+    strbuf_addf(out, ": %s (%s)", strcmp(check, "passed") == 0 ? "PASS" : "FAIL", detail);
 }
 
 void aka_finalize_summary_line(const struct aka_finalize_summary *s, char *line, size_t len)
 {
     char speed[64] = "no speedup vs V0 (unmeasured)";
-    char check[sizeof(s->checked_by) + sizeof(s->check_note) + sizeof(s->check_detail) + 64];
+    struct strbuf check = STRBUF_INIT;
     if (s->speedup_vs_v0 > 0)
         snprintf(speed, sizeof(speed), "%.2fx vs V0 (%.3f us)", s->speedup_vs_v0, s->v0_latency_us);
-    check_text(s, check, sizeof(check));
+    if (s->submission_written) {
+        strbuf_addf(&check, "; submission written: %s; %s", s->submission,
+                    s->check == AKA_SUBMISSION_UNCHECKED ? "submission " : "");
+        aka_submission_check_text(aka_submission_check_names[s->check], s->checked_by,
+                                  s->check_note, s->check_detail, &check);
+    }
     if (s->version < 0)
         snprintf(line, len, "final: no incumbent version recorded");
     else
-        snprintf(line, len, "final: incumbent v%ld (%s), latency %.3f us, %s%s%s%s", s->version,
-                 s->status, s->latency_us, speed,
-                 s->submission_written ? "; submission written: " : "",
-                 s->submission_written ? s->submission : "", s->submission_written ? check : "");
+        snprintf(line, len, "final: incumbent v%ld (%s), latency %.3f us, %s%s", s->version,
+                 s->status, s->latency_us, speed, check.buf);
+    strbuf_release(&check);
 }

@@ -289,6 +289,16 @@ void aka_optimize_check_submission(const struct aka_sandbox_transport *t,
                                    const struct aka_eval_request *base,
                                    struct aka_finalize_summary *s);
 
+/* The check's names as state.json records them, in the order of the enum above. */
+extern const char *const aka_submission_check_names[];
+
+/* A submission check in words, for the final line and `aka status` alike: "checked by
+ * sol-execbench: PASS (4/4 workloads passed)", "checked by aka.python.sol (<note>): FAIL
+ * (<detail>)" or "not checked: <detail>". check is one of aka_submission_check_names;
+ * NULL or empty strings read as absent. */
+void aka_submission_check_text(const char *check, const char *checked_by, const char *note,
+                               const char *detail, struct strbuf *out);
+
 /* The one summary line ("final: v3 (promoted), 12.5 us, 3.10x vs V0; submission ..."). */
 void aka_finalize_summary_line(const struct aka_finalize_summary *s, char *line, size_t len);
 

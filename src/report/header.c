@@ -119,16 +119,15 @@ static void budget(const struct aka_report *r, struct strbuf *out)
 static void submission(const struct aka_report *r, struct strbuf *out)
 {
     const struct aka_report_submission *s = &r->state.submission;
-    const char *detail = s->detail && *s->detail ? s->detail : "no detail recorded";
+    struct strbuf text = STRBUF_INIT;
     if (!s->present)
         return;
+    aka_submission_check_text(s->check, s->checked_by, s->note, s->detail, &text);
     if (strcmp(s->check, "unchecked") == 0)
-        line(out, "submission:", "%s (not checked: %s)", s->path, detail);
+        line(out, "submission:", "%s (%s)", s->path, text.buf);
     else
-        line(out, "submission:", "%s, checked by %s%s%s%s: %s (%s)", s->path,
-             s->checked_by ? s->checked_by : "?", s->note && *s->note ? " (" : "",
-             s->note && *s->note ? s->note : "", s->note && *s->note ? ")" : "",
-             strcmp(s->check, "passed") == 0 ? "PASS" : "FAIL", detail);
+        line(out, "submission:", "%s, %s", s->path, text.buf);
+    strbuf_release(&text);
 }
 
 static void progress(const struct aka_report *r, struct strbuf *out)

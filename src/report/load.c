@@ -9,6 +9,7 @@
  */
 #include "base/fs.h"
 #include "base/json.h"
+#include "optimize/optimize.h"
 #include "report/internal.h"
 #include "workspace/workspace.h"
 
@@ -98,7 +99,7 @@ static int get_count(const struct jctx *c, json_t *d, const char *key, long long
 
 static int load_submission(const struct jctx *c, json_t *state, struct aka_report_submission *out)
 {
-    static const char *const checks[] = {"passed", "failed", "unchecked", NULL};
+    const char *const *checks = aka_submission_check_names;
     json_t *o = json_object_get(state, "submission");
     int which = 0;
     if (!o)

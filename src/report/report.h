@@ -94,7 +94,6 @@ struct aka_report_campaign {
     const char *created_at; /* NULL when absent */
 };
 
-/* .aka/state.json counters (upstream SupervisorState names); -1 when absent. */
 /* The SOL submission finalization wrote and how it fared as submitted (state.json
  * "submission", written by optimize/campaign.c); present false when none was written.
  * Strings are borrowed from the state document. */
@@ -104,6 +103,7 @@ struct aka_report_submission {
     const char *checked_by, *note, *detail;
 };
 
+/* .aka/state.json counters (upstream SupervisorState names); -1 when absent. */
 struct aka_report_state {
     bool present;
     long long episodes, accepted, rejected, pivoted, blocked, protocol_failures, interrupted;
