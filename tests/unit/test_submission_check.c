@@ -138,7 +138,8 @@ static void gone(const char *dir)
     aka_remove_tree(dir, &err);
 }
 
-static void check(const char *ws, struct aka_finalize_summary *s)
+/* s's submission against the rope example on the CPU, two small workloads. */
+static void check(struct aka_finalize_summary *s)
 {
     struct strvec ids = STRVEC_INIT;
     struct aka_sandbox_transport t;
@@ -156,7 +157,6 @@ static void check(const char *ws, struct aka_finalize_summary *s)
                                    .timed_runs = 2,
                                    .warmup = 1,
                                    .timeout_s = 240};
-    (void)ws;
     aka_optimize_check_submission(&t, &req, s);
     strvec_clear(&ids);
 }
@@ -177,7 +177,7 @@ static void judged_without_official_tool(void **state)
     snprintf(ws, sizeof(ws), "%s/ws-judge", aka_scratch_dir());
     finalized_ws(ws, &s);
     runtime_prefix(dir, sizeof(dir), NULL);
-    check(ws, &s);
+    check(&s);
     if (s.check != AKA_SUBMISSION_PASSED)
         fail_msg("check %d by %s: %s", (int)s.check, s.checked_by, s.check_detail);
     assert_string_equal(s.checked_by, "aka.python.sol");
@@ -206,7 +206,7 @@ static void official_tool_decides(void **state)
         snprintf(ws, sizeof(ws), "%s/ws-official-%d", aka_scratch_dir(), i);
         finalized_ws(ws, &s);
         runtime_prefix(dir, sizeof(dir), verdicts[i]);
-        check(ws, &s);
+        check(&s);
         assert_string_equal(s.checked_by, "sol-execbench");
         assert_string_equal(s.check_note, "");
         snprintf(p, sizeof(p), "%s/seen.json", dir);
