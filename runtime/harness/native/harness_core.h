@@ -106,8 +106,9 @@ double hx_load(const void *buf, int32_t dtype, int64_t i);
 unsigned char hx_poison_byte(int32_t dtype);
 /* Deterministic contents of tensor t for (seed, shape id, copy): see harness_data.c. */
 void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id, uint32_t copy);
-/* The same distribution as hx_fill, two float32 elements per 64-bit draw: for the timed
- * inputs, which only need to be unpredictable, not reproducible. */
+/* The same distribution as hx_fill, two float32 elements per 64-bit draw and one stream per
+ * chunk of 2^20 elements, filled by up to 8 threads: for the timed inputs, which only need
+ * to be unpredictable, not reproducible from hx_fill's streams. */
 void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
                    uint32_t copy);
 /* A 64-bit stream for the judge's own choices (which timed runs are checked). */
@@ -148,6 +149,10 @@ double hx_now_us(void);
  * hx_pin_runner applies the runners' set in a forked child. */
 void hx_pin(void);
 void hx_pin_runner(void);
+/* How many CPUs the evaluation has (1 when unknown); hx_spread lets the calling thread
+ * (a helper of the judge's, never the judge's own) run on any of them. */
+int hx_cpus(void);
+void hx_spread(void);
 /* memcpy / memset whose bytes end in memory and in no CPU cache (dst 64-byte aligned). */
 void hx_stream_copy(void *dst, const void *src, size_t n);
 void hx_stream_fill(void *dst, unsigned char byte, size_t n);
@@ -319,8 +324,10 @@ void hx_acc_free(hx_acc *a);
 int hx_finish(const hx_eval *ev);
 
 /* The inputs of a slot from (seed, copy), into the judge's copy and the mapping; timed: the
- * faster generator for the secret timed inputs (hx_fill_timed). */
-void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed);
+ * faster generator for the secret timed inputs (hx_fill_timed). keep 0: the judge will not
+ * compare them after the run, so on a device they go straight into the mapping. */
+void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed,
+                  int keep);
 void hx_poison_slot(hx_eval *ev, hx_job *j, int slot);
 /* PREP (device), CALL, FETCH (device; the inputs come back only when inputs_back) on a
  * slot: 0 ok, 1 failed, 2 failed and the runner must be replaced; msg says why. */

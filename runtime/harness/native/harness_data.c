@@ -21,6 +21,7 @@
 #include "harness_core.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,24 +212,80 @@ void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
         fill_one(buf, t->dtype, i, &r);
 }
 
+/*
+ * Timed inputs are filled in chunks of FILL_CHUNK float32 elements, each from its own
+ * stream (the chunk's index mixed into the seed), so that several threads can fill one
+ * tensor and the values never depend on how many did. A shape's largest tensor (64 MiB on
+ * row_sum_cuda) is filled before each of its ~200 timed runs: on one thread that was most
+ * of a GPU evaluation's wall time.
+ */
+#define FILL_CHUNK       ((int64_t)1 << 20)
+#define FILL_THREADS_MAX 8
+
+typedef struct fill_part {
+    float *f;
+    int64_t numel;
+    uint64_t seed;
+    const char *shape_id, *tensor;
+    uint32_t copy;
+    int first, step; /* chunks first, first + step, ... */
+} fill_part;
+
+static void fill_chunk(float *f, int64_t n, rng *r)
+{
+    int64_t i = 0;
+    for (; i + 1 < n; i += 2) { /* bits 40..63 and 16..39: 24 random bits each */
+        uint64_t x = rng_next(r);
+        f[i] = (float)(x >> 40) * 0x1p-23f - 1.0f;
+        f[i + 1] = (float)((x >> 16) & 0xFFFFFFu) * 0x1p-23f - 1.0f;
+    }
+    if (i < n)
+        f[i] = uniform_f32(r);
+}
+
+static void fill_part_run(const fill_part *p)
+{
+    for (int64_t c = p->first; c * FILL_CHUNK < p->numel; c += p->step) {
+        rng r;
+        int64_t at = c * FILL_CHUNK, n = p->numel - at < FILL_CHUNK ? p->numel - at : FILL_CHUNK;
+        rng_seed(&r, p->seed ^ ((uint64_t)c * 0xD1B54A32D192ED03ull), p->shape_id, p->tensor,
+                 p->copy);
+        fill_chunk(p->f + at, n, &r);
+    }
+}
+
+static void *fill_worker(void *arg)
+{
+    hx_spread(); /* a worker may use every CPU of the evaluation, not only the judge's */
+    fill_part_run(arg);
+    return NULL;
+}
+
 void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
                    uint32_t copy)
 {
-    rng r;
     if (t->dtype != AKA_DT_FLOAT32) {
         hx_fill(buf, t, seed, shape_id, copy);
         return;
     }
-    rng_seed(&r, seed, shape_id, t->name, copy);
-    float *f = buf;
-    int64_t i = 0;
-    for (; i + 1 < t->numel; i += 2) { /* bits 40..63 and 16..39: 24 random bits each */
-        uint64_t x = rng_next(&r);
-        f[i] = (float)(x >> 40) * 0x1p-23f - 1.0f;
-        f[i + 1] = (float)((x >> 16) & 0xFFFFFFu) * 0x1p-23f - 1.0f;
-    }
-    if (i < t->numel)
-        f[i] = uniform_f32(&r);
+    int chunks = (int)((t->numel + FILL_CHUNK - 1) / FILL_CHUNK), threads = hx_cpus();
+    threads = threads > FILL_THREADS_MAX ? FILL_THREADS_MAX : threads;
+    threads = threads > chunks ? chunks : threads < 1 ? 1 : threads;
+    fill_part part[FILL_THREADS_MAX];
+    pthread_t tid[FILL_THREADS_MAX];
+    int started = 1;
+    for (int k = 0; k < threads; k++)
+        part[k] = (fill_part){buf, t->numel, seed, shape_id, t->name, copy, k, threads};
+    /* Part k is chunks k, k + threads, ...; the calling thread fills part 0, and any part
+     * whose thread could not start. */
+    while (started < threads &&
+           pthread_create(&tid[started], NULL, fill_worker, &part[started]) == 0)
+        started++;
+    for (int k = 0; k < threads; k++)
+        if (k == 0 || k >= started)
+            fill_part_run(&part[k]);
+    for (int k = 1; k < started; k++)
+        pthread_join(tid[k], NULL);
 }
 
 /* ---- probes ---- */

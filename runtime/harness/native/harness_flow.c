@@ -174,15 +174,23 @@ static int check_names(const hx_shape *sh, char *why, size_t n)
 
 /* ---- slots, requests, checks ---- */
 
-void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed)
+void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed,
+                  int keep)
 {
     const hx_shape *sh = j->sh;
     for (int t = 0; t < sh->n_in; t++) {
+        unsigned char *shared = ev->run.base + j->in_off[slot * sh->n_in + t];
+        if (ev->tg->device && timed && !keep) {
+            /* Only staging for the runner's copy to the device: no cache state to avoid
+             * and nothing to compare afterwards, so the judge's copy is skipped. */
+            hx_fill_timed(shared, &sh->in[t], seed, sh->id, copy);
+            continue;
+        }
         void *priv = j->priv[slot * sh->n_in + t];
         (timed ? hx_fill_timed : hx_fill)(priv, &sh->in[t], seed, sh->id, copy);
         if (!timed)
             hx_probe_apply(priv, &sh->in[t], ev->probe);
-        hx_stream_copy(ev->run.base + j->in_off[slot * sh->n_in + t], priv, sh->in[t].bytes);
+        hx_stream_copy(shared, priv, sh->in[t].bytes);
     }
 }
 
@@ -523,7 +531,7 @@ static int run_case(hx_eval *ev, hx_job *j, int si)
     int rc;
     hx_progress(ev->candidate ? "candidate" : "reference", sh, seed);
     ev->probe = ev->plan->probes ? &ev->plan->probes[si] : NULL;
-    hx_load_slot(ev, j, 0, (uint64_t)seed, 0, 0);
+    hx_load_slot(ev, j, 0, (uint64_t)seed, 0, 0, 1);
     ev->probe = NULL;
     hx_poison_slot(ev, j, 0);
     if ((rc = hx_run_slot(ev, 0, 1, &c, &prep, &fetch, msg, sizeof(msg))) != 0) {

@@ -26,6 +26,7 @@
 
 static int g_out_fd = -1;
 static cpu_set_t g_runner_cpus; /* empty: runners inherit the judge's affinity */
+static cpu_set_t g_all_cpus;    /* the evaluation's CPUs before hx_pin; empty: unknown */
 
 int hx_take_stdout(void)
 {
@@ -63,8 +64,10 @@ void hx_pin(void)
     cpu_set_t all, judge;
     int first = -1;
     CPU_ZERO(&g_runner_cpus);
+    CPU_ZERO(&g_all_cpus);
     if (sched_getaffinity(0, sizeof(all), &all) != 0 || CPU_COUNT(&all) < 2)
         return;
+    g_all_cpus = all;
     for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
         if (CPU_ISSET(c, &all))
             first = c;
@@ -74,6 +77,17 @@ void hx_pin(void)
         return;
     g_runner_cpus = all;
     CPU_CLR(first, &g_runner_cpus);
+}
+
+int hx_cpus(void)
+{
+    return CPU_COUNT(&g_all_cpus) > 1 ? CPU_COUNT(&g_all_cpus) : 1;
+}
+
+void hx_spread(void)
+{
+    if (CPU_COUNT(&g_all_cpus) > 1)
+        sched_setaffinity(0, sizeof(g_all_cpus), &g_all_cpus);
 }
 
 void hx_pin_runner(void)

@@ -212,10 +212,11 @@ static int after_run(hx_eval *ev, hx_job *j, int r, int s)
     return 0;
 }
 
-/* Fresh inputs for run r and poisoned outputs in slot s (written past every cache). */
+/* Fresh inputs for run r and poisoned outputs in slot s (written past every cache); the
+ * judge keeps its own copy of the inputs only where it compares them after the run. */
 static void prepare(hx_eval *ev, hx_job *j, int r, int s)
 {
-    hx_load_slot(ev, j, s, ev->secret, 1 + (uint32_t)r, 1);
+    hx_load_slot(ev, j, s, ev->secret, 1 + (uint32_t)r, 1, ev->candidate && j->inputs_back[r]);
     hx_poison_slot(ev, j, s);
 }
 

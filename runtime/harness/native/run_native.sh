@@ -68,7 +68,7 @@ stage harness
 # One translation unit (the headers parse once: a third less compile time, and the judge
 # is the longest build); tests/integration/eval_native.sh keeps the concatenation clean.
 cat "${JUDGE[@]}" >judge_all.c
-$CC "${HFLAGS[@]}" -o judge judge_all.c -ljansson -lm >judge.log 2>&1 &
+$CC "${HFLAGS[@]}" -pthread -o judge judge_all.c -ljansson -lm >judge.log 2>&1 &
 judge_build=$!
 trap 'kill "$judge_build" 2>/dev/null' EXIT # an early exit (status 11-14) stops it
 $CC "${HFLAGS[@]}" -c runner_loop.c || die 11 "the runner does not build"
