@@ -44,6 +44,9 @@ typedef struct rn_backend {
     /* CUDA only: outputs of slot back into the shared mapping, and its inputs too when
      * `inputs` (FETCH; FETCH_OUT leaves them: the judge compares a sample of runs). */
     int (*fetch)(const rn_shape *s, int slot, int inputs, char *err, size_t n);
+    /* CUDA only: the shape's host buffers are about to be unmapped (a new shape): drop
+     * what refers to them (their page-locked registration). */
+    void (*release)(void);
 } rn_backend;
 
 extern const rn_backend rn_target;

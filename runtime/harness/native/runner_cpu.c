@@ -46,4 +46,4 @@ static int cpu_call(const rn_shape *s, int slot, double *us, char *err, size_t n
     return rc;
 }
 
-const rn_backend rn_target = {cpu_setup, cpu_shape, NULL, cpu_call, NULL};
+const rn_backend rn_target = {cpu_setup, cpu_shape, NULL, cpu_call, NULL, NULL};

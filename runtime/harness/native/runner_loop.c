@@ -265,6 +265,8 @@ static int new_shape(runner *r, char *err, size_t n)
     /* One private copy of the descriptor: the entry runs on what was checked. */
     hp_desc *d = malloc(sizeof(*d));
     int rc;
+    if (rn_target.release)
+        rn_target.release();
     free_shape(r);
     if (!d || remap(r) != 0) {
         free(d);
