@@ -111,7 +111,8 @@ phase_is stopped || fail "phase $(field phase): something restarted after stop-r
 rm "$FLAG"
 rc=0
 "$AKA" "${args[@]}" >/dev/null 2>"$TMP/err3" || rc=$?
-[ "$rc" = 75 ] && grep -q "no recovery monitor started" "$TMP/err3" || fail "restarted while stopped"
+[ "$rc" = 75 ] && grep -q "no recovery monitor started" "$TMP/err3" ||
+  fail "restarted while stopped: exit $rc: $(tail -5 "$TMP/err3")"
 [ "$(field monitor_running)" = False ] || fail "a monitor started while stopped"
 touch "$FLAG"
 echo "recovery: stop-recovery.sh keeps it stopped"
