@@ -2,7 +2,8 @@
 bandwidth on the operator's largest shape (bytes it must move / its latency there), as a
 percentage of the device-to-device copy bandwidth measured in the same device call.
 
-    python3 bench/bandwidth_table.py OP_DIR WORKSPACE D2D_GBPS [EVAL_JSON]
+    python3 bench/bandwidth_table.py OP_DIR WORKSPACE D2D_GBPS [EVAL_OR_PROFILE_JSON]...
+    python3 bench/bandwidth_table.py --largest OP_DIR       (prints the largest shape's id)
 
 Bytes per shape, from what the operator declares: a native operator's roofline "bytes"
 expression over its dims (operator.json), an Atrex-Bench operator's roofline.json
@@ -10,8 +11,10 @@ expression over its dims (operator.json), an Atrex-Bench operator's roofline.jso
 outputs in definition.json at the workload's axes. The largest shape is the one with the
 most bytes. The latency is the incumbent memory record's for that shape, as `aka status`
 names the incumbent (its timing method is printed beside it); with EVAL_JSON (an `aka
-eval --json` result of the incumbent's kernel, e.g. timed by kernel span), a second row
-from that evaluation. Prints one table row per source.
+eval --json` result of the incumbent's kernel, e.g. timed by kernel span), a row from that
+evaluation; with an `aka profile --json` summary (Nsight Compute on a clean L2, the kernel
+alone), a row from its kernels' durations summed (each kernel once per call), with the
+profiler's own DRAM throughput beside it. Prints one table row per source.
 """
 import json
 import math
@@ -59,14 +62,35 @@ def sol_bytes(op_dir: str) -> dict:
     return out
 
 
-def main() -> int:
-    op_dir, ws, d2d = sys.argv[1], sys.argv[2], float(sys.argv[3])
+def op_bytes(op_dir: str) -> dict:
     if os.path.isfile(os.path.join(op_dir, "operator.json")):
-        sizes = native_bytes(op_dir)
-    elif os.path.isfile(os.path.join(op_dir, "definition.json")):
-        sizes = sol_bytes(op_dir)
-    else:
-        sizes = atrex_bytes(op_dir)
+        return native_bytes(op_dir)
+    if os.path.isfile(os.path.join(op_dir, "definition.json")):
+        return sol_bytes(op_dir)
+    return atrex_bytes(op_dir)
+
+
+def extra_row(path: str, version: str, sid: str) -> tuple:
+    """(who, latency us, method) from an `aka eval --json` or `aka profile --json` file."""
+    doc = json.load(open(path))
+    if "kernels" in doc:  # a profile: the call's kernels, each once
+        us = sum(k["duration_ns"] for k in doc["kernels"]) / 1000.0
+        gbps = ", ".join(f"{k['dram_gbps']:.0f}" for k in doc["kernels"]
+                         if k.get("dram_gbps") is not None)
+        return (f"{version}, aka profile (ncu DRAM {gbps or '?'} GB/s)", us,
+                "ncu kernel duration")
+    doc = doc.get("result", doc)  # aka eval --json wraps the result
+    return (f"{version}, aka eval again", doc["latency_us_by_shape"][sid],
+            doc["timing"]["method"])
+
+
+def main() -> int:
+    if sys.argv[1] == "--largest":
+        sizes = op_bytes(sys.argv[2])
+        print(max(sizes, key=sizes.get))
+        return 0
+    op_dir, ws, d2d = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    sizes = op_bytes(op_dir)
     status = json.loads(subprocess.run(["aka", "status", ws, "--json"], capture_output=True,
                                        text=True, check=True).stdout)
     version = status["incumbent"]["version"]
@@ -77,11 +101,7 @@ def main() -> int:
     name = os.path.basename(op_dir.rstrip("/"))
     rows = [(f"{version} ({rec.get('status')})", perf["latency_us_by_shape"][sid],
              perf.get("timing_method"))]
-    if len(sys.argv) > 4:
-        ev = json.load(open(sys.argv[4]))
-        ev = ev.get("result", ev)  # aka eval --json wraps the result
-        rows.append((f"{version}, aka eval again", ev["latency_us_by_shape"][sid],
-                     ev["timing"]["method"]))
+    rows += [extra_row(path, version, sid) for path in sys.argv[4:]]
     for who, us, method in rows:
         gbps = sizes[sid] / (us * 1e-6) / 1e9
         print(f"| {name} | {who} | {sid} | {sizes[sid] / 1e6:.1f} MB | {us:.2f} us ({method}) | "

@@ -8,6 +8,10 @@
 #
 #   OPS      which, as op:framework (default: row_sum_cuda:Cuda rmsnorm:Triton
 #            silu_and_mul:Triton rope:Triton)
+#   PROFILE  1 (default): the incumbent is also profiled on the largest shape (`aka profile
+#            --level $PROFILE_LEVEL`, default survey: durations only, one pass per launch; Nsight Compute on a clean L2, --clock-control none) for a row from
+#            the kernel's own duration: an event-timed 67 MB kernel carries ~3 us of events
+#            and the flush's dirty-L2 write-back, which no kernel can hide (measurements.md)
 #   ITERS    --max-iters of each campaign (default 6); STALL --max-stall (default 3)
 #   CAMPAIGN_S  the wall-clock limit of each campaign (default 270): a device call lasts at
 #            most 600 s, so pass one or two operators per call; a campaign cut by the limit
@@ -15,8 +19,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . bench/device_install.sh
-out=${OUT:-/tmp/aka-h200-bandwidth}
+out=${OUT:-/tmp/aka-h200-bandwidth} root=$PWD
 mkdir -p "$out"
+. bench/lib_episode.sh
+ncu_on_path
 note() { echo "== $* ($(date -u +%T))" | tee -a "$out/summary.txt"; }
 
 note "device-to-device copy"
@@ -41,15 +47,27 @@ for spec in ${OPS:-row_sum_cuda:Cuda rmsnorm:Triton silu_and_mul:Triton rope:Tri
   [ -n "$camp" ] || { tail -5 "$out/$op/optimize.err" | tee -a "$out/summary.txt"; continue; }
   cp "$camp"/memory/v*.json "$out/$op/" 2>/dev/null
   aka status "$camp" | tee -a "$out/summary.txt"
+  commit=$(aka status "$camp" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["incumbent"]["commit"])')
+  file=kernel.py && [ "$fw" = Cuda ] && file=kernel.cu
+  mkdir -p "$out/$op/incumbent"
+  git -C "$camp" show "$commit:$file" >"$out/$op/incumbent/$file"
+  again=()
   # The native CUDA incumbent again, timed by kernel span (the campaign timed it by CUDA
   # events, whose ~3 us and the flush's dirty-L2 write-back a 67 MB kernel cannot hide).
-  again=()
   if [ "$fw" = Cuda ]; then
-    commit=$(aka status "$camp" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["incumbent"]["commit"])')
-    git -C "$camp" show "$commit:kernel.cu" >"$out/$op/incumbent.cu"
-    aka eval --op-dir "examples/ops/$op" --kernel "$out/$op/incumbent.cu" --framework Cuda \
+    aka eval --op-dir "examples/ops/$op" --kernel "$out/$op/incumbent/$file" --framework Cuda \
       --platform nvidia/h200 --timing kernel-span --json >"$out/$op/span.json" 2>"$out/$op/span.err" &&
-      again=("$out/$op/span.json")
+      again+=("$out/$op/span.json")
+  fi
+  if [ "${PROFILE:-1}" = 1 ]; then
+    sid=$(python3 bench/bandwidth_table.py --largest "examples/ops/$op")
+    re=$(case $op in row_sum_cuda) echo '^row_sum' ;; rmsnorm) echo _rmsnorm ;;
+      silu_and_mul) echo _silu_and_mul ;; *) echo "_$op" ;; esac)
+    episode "$op" "$out/$op/incumbent/$file" "$fw" nvidia/h200 bwrap "$root/examples/ops/$op"
+    (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 timeout 240 aka profile \
+      --shape-id "$sid" --level "${PROFILE_LEVEL:-survey}" --chip H200 --kernel-regex "$re" --json \
+      >"$out/$op/profile.json" 2>"$out/$op/profile.err") && again+=("$out/$op/profile.json")
+    tail -2 "$out/$op/profile.err" | tee -a "$out/summary.txt"
   fi
   python3 bench/bandwidth_table.py "examples/ops/$op" "$camp" "$d2d" "${again[@]}" 2>&1 |
     tee -a "$out/table.md" "$out/summary.txt"

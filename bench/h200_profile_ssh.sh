@@ -26,19 +26,7 @@ if [ -n "${AKA_REHEARSAL:-}" ]; then export PATH=$root/.devcarry/bin:$PATH ATREX
 elif [ -d .devcarry ]; then . bench/device_install.sh; fi
 note() { echo "== $* ($(date -u +%T))"; }
 
-# episode OP KERNEL FRAMEWORK PLATFORM ISOLATION: a workspace and worktree under $out/ep-OP;
-# sets WS and WT.
-episode() {
-    local op=$1 kernel=$2 fw=$3 platform=$4 iso=$5
-    WS=$out/ep-$op/ws WT=$out/ep-$op/wt
-    rm -rf "$out/ep-$op"
-    mkdir -p "$WS/.aka" "$WT"
-    echo "gitdir: $WS/.git/worktrees/e0001" >"$WT/.git"
-    cp "$root/examples/ops/$op/$kernel" "$WT/$(basename "$kernel")"
-    printf '{"op_dir": "%s", "framework": "%s", "platform": "%s", "kernel": "%s", "sandbox_isolation": "%s", "mode": "development"}\n' \
-        "$root/examples/ops/$op" "$fw" "$platform" "$(basename "$kernel")" "$iso" \
-        >"$WS/.aka/campaign.json"
-}
+. bench/lib_episode.sh
 
 # profile_one TAG OP KERNEL FRAMEWORK SHAPE ISOLATION REGEX (the candidate's kernel: ncu then
 # replays only it, not every launch of the judge, the reference and the L2 flushes)
@@ -75,13 +63,6 @@ try:
 except Exception as e:
     print("profile json:", e)
 PY
-}
-
-# The toolkit's bin/ncu is a launcher that picks the newest install under
-# /opt/nvidia/nsight-compute/, which a job (binding the profiler's own tree only) does not
-# see: put the install itself first on PATH (docs/profile.md).
-ncu_on_path() {
-    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
 }
 
 # ncu_durations CSV LABEL: the gpu__time_duration.sum column of an ncu raw CSV, in µs.

@@ -1,0 +1,25 @@
+# lib_episode.sh — sourced by bench scripts that run `aka eval` / `aka profile` as an agent
+# would inside an episode, without a campaign: the episode worktree is made by hand, as
+# tests/integration/eval_native.sh makes one (a workspace with .aka/campaign.json and a
+# worktree holding the kernel). Needs $out (where the episodes go) and $root (the checkout).
+#
+# episode OP KERNEL FRAMEWORK PLATFORM ISOLATION [OP_DIR]: a workspace and worktree under
+# $out/ep-OP with KERNEL (a path under the operator's directory, or absolute) as the kernel;
+# sets WS and WT.
+episode() {
+    local op=$1 kernel=$2 fw=$3 platform=$4 iso=$5 dir=${6:-$root/examples/ops/$1}
+    WS=$out/ep-$op/ws WT=$out/ep-$op/wt
+    rm -rf "$out/ep-$op"
+    mkdir -p "$WS/.aka" "$WT"
+    echo "gitdir: $WS/.git/worktrees/e0001" >"$WT/.git"
+    case $kernel in /*) cp "$kernel" "$WT/" ;; *) cp "$dir/$kernel" "$WT/" ;; esac
+    printf '{"op_dir": "%s", "framework": "%s", "platform": "%s", "kernel": "%s", "sandbox_isolation": "%s", "mode": "development"}\n' \
+        "$dir" "$fw" "$platform" "$(basename "$kernel")" "$iso" >"$WS/.aka/campaign.json"
+}
+
+# The toolkit's bin/ncu is a launcher that picks the newest install under
+# /opt/nvidia/nsight-compute/, which a job (binding the profiler's own tree only) does not
+# see: put the install itself first on PATH (docs/profile.md).
+ncu_on_path() {
+    for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+}
