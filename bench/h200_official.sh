@@ -18,7 +18,11 @@
 #   4. `aka profile` (Nsight Compute, --clock-control none) next to `aka eval` on rmsnorm's
 #      shape 3 (Atrex, events) and rope's largest workload (SOL, kernel span);
 #   6. (part dsl) silu_and_mul's CuteDSL and TileLang seeds through `aka eval` and
-#      tests/gpu/harness_python_gpu.sh, their wheels carried in parts (see the part).
+#      tests/gpu/harness_python_gpu.sh, their wheels carried in parts (see the part);
+#   7. (part box) `aka eval --evaluator official` inside the sandbox: the official tools
+#      installed where the sandbox's python3 finds them (system site-packages, a
+#      sol-execbench script in /usr/local/bin, Atrex-Bench's checkout under /usr/local/share
+#      with a .pth to its src/), on rope and rmsnorm's Triton seeds.
 # PARTS (default "probe sol atrex profile") picks parts. Lines go to $OUT/summary.txt,
 # JSON and logs to $OUT/raw.tgz. Clocks, power and compute mode are never touched.
 set -uo pipefail
@@ -183,6 +187,24 @@ if has dsl; then  # issue 16 must-show 4: silu_and_mul's CuteDSL and TileLang se
   done
   AKA_GPU_REPS=20 timeout 300 bash tests/gpu/harness_python_gpu.sh >"$raw/dsl_gpu.log" 2>&1
   grep -E "silu_(CuteDSL|TileLang)|passed|failed|note" "$raw/dsl_gpu.log" | tee -a "$out/summary.txt"
+fi
+
+if has box; then  # issue 16: the official evaluators as the authority, inside the sandbox
+  note "--evaluator official inside the sandbox"
+  site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  # typing_extensions stays the image's own (torch's).
+  ls .devcarry/official/*.whl | grep -v typing_extensions |
+    xargs pip install --no-index --no-deps --break-system-packages >"$raw/box_pip.log" 2>&1 ||
+    tail -3 "$raw/box_pip.log" | tee -a "$out/summary.txt"
+  cp -r .devcarry/official/sol_execbench "$site/"
+  printf '#!/usr/bin/env python3\nimport sys\nfrom sol_execbench.cli import cli\nsys.argv[0] = "sol-execbench"\ncli()\n' \
+    >/usr/local/bin/sol-execbench && chmod 755 /usr/local/bin/sol-execbench
+  rm -rf /usr/local/share/atrex-bench && cp -r .devcarry/official/atrex /usr/local/share/atrex-bench
+  echo /usr/local/share/atrex-bench/src >"$site/aka_atrex_bench_src.pth"
+  ev rope_box --op-dir examples/ops/rope --kernel "$src/examples/ops/rope/seeds/Triton/kernel.py" \
+    --framework Triton --evaluator official
+  ev rmsnorm_box --op-dir examples/ops/rmsnorm --framework Triton --evaluator official \
+    --kernel "$src/examples/ops/rmsnorm/seeds/Triton/kernel.py"
 fi
 
 if has profile; then

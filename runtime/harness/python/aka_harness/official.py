@@ -14,9 +14,9 @@ on the candidate, and turning what they write into the same RESULT_JSON the judg
   --solution SOLUTION.json -o traces.jsonl``; one trace per workload. Its latency is
   CUPTI's median over the kernels' span, with the reference timed the same way.
 
-The formats are the ones recorded in the project's reference notes; they were checked
-against fakes here (tests/harness/python/test_official.py), not yet against the real
-tools (issue 16's device run).
+The formats are the ones recorded in the project's reference notes; they are checked
+against fakes and against what the real tools wrote on an H200 (session 11,
+tests/harness/python/test_official.py with fixtures/official/).
 
 What this gives up, and why it is not the default: both official evaluators run the
 candidate in their own process, beside their timer and their reference outputs. None of
