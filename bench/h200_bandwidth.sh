@@ -39,7 +39,7 @@ for spec in ${OPS:-row_sum_cuda:Cuda rmsnorm:Triton silu_and_mul:Triton rope:Tri
   note "campaign: $op ($fw)"
   rm -rf "$ws" && mkdir -p "$ws" "$out/$op"
   s0=$(date +%s)
-  timeout "${CAMPAIGN_S:-270}" aka optimize --op-dir "examples/ops/$op" --platform nvidia/h200 --framework "$fw" \
+  timeout "${CAMPAIGN_S:-270}" aka optimize --op-dir "examples/ops/$op" --platform "$AKA_PLATFORM" --framework "$fw" \
     --agent-cli builtin --max-iters "${ITERS:-6}" --max-stall "${STALL:-3}" --workspace "$ws" \
     >"$out/$op/optimize.out" 2>"$out/$op/optimize.err"
   echo "exit $?, $(( $(date +%s) - s0 )) s" | tee -a "$out/summary.txt"
@@ -56,16 +56,16 @@ for spec in ${OPS:-row_sum_cuda:Cuda rmsnorm:Triton silu_and_mul:Triton rope:Tri
   # events, whose ~3 us and the flush's dirty-L2 write-back a 67 MB kernel cannot hide).
   if [ "$fw" = Cuda ]; then
     aka eval --op-dir "examples/ops/$op" --kernel "$out/$op/incumbent/$file" --framework Cuda \
-      --platform nvidia/h200 --timing kernel-span --json >"$out/$op/span.json" 2>"$out/$op/span.err" &&
+      --platform "$AKA_PLATFORM" --timing kernel-span --json >"$out/$op/span.json" 2>"$out/$op/span.err" &&
       again+=("$out/$op/span.json")
   fi
   if [ "${PROFILE:-1}" = 1 ]; then
     sid=$(python3 bench/bandwidth_table.py --largest "examples/ops/$op")
     re=$(case $op in row_sum_cuda) echo '^row_sum' ;; rmsnorm) echo _rmsnorm ;;
       silu_and_mul) echo _silu_and_mul ;; *) echo "_$op" ;; esac)
-    episode "$op" "$out/$op/incumbent/$file" "$fw" nvidia/h200 bwrap "$root/examples/ops/$op"
+    episode "$op" "$out/$op/incumbent/$file" "$fw" "$AKA_PLATFORM" bwrap "$root/examples/ops/$op"
     (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 timeout 240 aka profile \
-      --shape-id "$sid" --level "${PROFILE_LEVEL:-survey}" --chip H200 --kernel-regex "$re" --json \
+      --shape-id "$sid" --level "${PROFILE_LEVEL:-survey}" --chip "$AKA_CHIP" --kernel-regex "$re" --json \
       >"$out/$op/profile.json" 2>"$out/$op/profile.err") && again+=("$out/$op/profile.json")
     tail -2 "$out/$op/profile.err" | tee -a "$out/summary.txt"
   fi

@@ -38,7 +38,7 @@ has() { case " ${PARTS:-probe sol method atrex span red native profile} " in *" 
 ev() {
   local name=$1; shift
   local s0; s0=$(date +%s.%N)
-  timeout "${EVAL_TIMEOUT:-240}" aka eval --platform nvidia/h200 --json "$@" \
+  timeout "${EVAL_TIMEOUT:-240}" aka eval --platform "$AKA_PLATFORM" --json "$@" \
     >"$raw/$name.json" 2>"$raw/$name.err"
   python3 bench/official_compare.py aka "$name" "$?" "$s0" "$raw/$name.json" |
     tee -a "$out/summary.txt"

@@ -24,6 +24,7 @@ mkdir -p "$out"
 # AKA_REHEARSAL=1: a CPU machine rehearsing the ssh part; nothing is installed there.
 if [ -n "${AKA_REHEARSAL:-}" ]; then export PATH=$root/.devcarry/bin:$PATH ATREX_AKA_HOME=$root
 elif [ -d .devcarry ]; then . bench/device_install.sh; fi
+: "${AKA_PLATFORM:=nvidia/h200}" "${AKA_CHIP:=H200}"
 note() { echo "== $* ($(date -u +%T))"; }
 
 . bench/lib_episode.sh
@@ -32,7 +33,7 @@ note() { echo "== $* ($(date -u +%T))"; }
 # replays only it, not every launch of the judge, the reference and the L2 flushes)
 profile_one() {
     local tag=$1 op=$2 kernel=$3 fw=$4 shape=$5 iso=$6 regex=$7 t0
-    episode "$op" "$kernel" "$fw" nvidia/h200 "$iso"
+    episode "$op" "$kernel" "$fw" "$AKA_PLATFORM" "$iso"
     note "eval $tag ($iso)"
     t0=$(date +%s%N)
     (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 aka eval --shape-id "$shape" \
@@ -42,7 +43,7 @@ profile_one() {
     note "profile $tag ($iso)"
     t0=$(date +%s%N)
     (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 aka profile --shape-id "$shape" \
-        --level "${PROFILE_LEVEL:-sol}" --chip H200 --kernel-regex "$regex" --json >"$out/$tag.profile.json" 2>"$out/$tag.profile.err")
+        --level "${PROFILE_LEVEL:-sol}" --chip "$AKA_CHIP" --kernel-regex "$regex" --json >"$out/$tag.profile.json" 2>"$out/$tag.profile.err")
     echo "profile exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     tail -5 "$out/$tag.profile.err"
     cp "$WT/.aka/profiles/raw/profile.csv" "$out/$tag.ncu_raw.csv" 2>/dev/null &&
