@@ -216,8 +216,9 @@ void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
  * Timed inputs are filled in chunks of FILL_CHUNK float32 elements, each from its own
  * stream (the chunk's index mixed into the seed), so that several threads can fill one
  * tensor and the values never depend on how many did. A shape's largest tensor (64 MiB on
- * row_sum_cuda) is filled before each of its ~200 timed runs: on one thread that was most
- * of a GPU evaluation's wall time.
+ * row_sum_cuda) is filled before each of its ~230 runs per role, on one thread until now.
+ * The chunk's index is multiplied by an odd constant, so no two (chunk, copy) pairs of a
+ * tensor share a seed: no stream repeats within an evaluation.
  */
 #define FILL_CHUNK       ((int64_t)1 << 20)
 #define FILL_THREADS_MAX 8
@@ -270,7 +271,7 @@ void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *sha
     }
     int chunks = (int)((t->numel + FILL_CHUNK - 1) / FILL_CHUNK), threads = hx_cpus();
     threads = threads > FILL_THREADS_MAX ? FILL_THREADS_MAX : threads;
-    threads = threads > chunks ? chunks : threads < 1 ? 1 : threads;
+    threads = threads > chunks ? chunks : threads; /* hx_cpus() >= 1; 0 chunks: nothing */
     fill_part part[FILL_THREADS_MAX];
     pthread_t tid[FILL_THREADS_MAX];
     int started = 1;
