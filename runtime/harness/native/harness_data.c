@@ -223,35 +223,22 @@ void hx_fill(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
 #define FILL_CHUNK       ((int64_t)1 << 20)
 #define FILL_THREADS_MAX 8
 
+/* One helper's share of a float32 tensor: chunks first, first + step, ... */
 typedef struct fill_part {
     float *f;
     int64_t numel;
-    uint64_t seed;
+    int first, step;
+    void (*chunk)(const struct fill_part *p, int64_t chunk, float *f, int64_t n);
+    uint64_t seed; /* hx_fill_timed: the stream's seed, shape id, tensor name, copy */
     const char *shape_id, *tensor;
-    uint32_t copy;
-    int first, step; /* chunks first, first + step, ... */
+    uint32_t copy, index; /* hx_fill_gen: the key is seed, the tensor's index */
 } fill_part;
-
-static void fill_chunk(float *f, int64_t n, rng *r)
-{
-    int64_t i = 0;
-    for (; i + 1 < n; i += 2) { /* bits 40..63 and 16..39: 24 random bits each */
-        uint64_t x = rng_next(r);
-        f[i] = (float)(x >> 40) * 0x1p-23f - 1.0f;
-        f[i + 1] = (float)((x >> 16) & 0xFFFFFFu) * 0x1p-23f - 1.0f;
-    }
-    if (i < n)
-        f[i] = uniform_f32(r);
-}
 
 static void fill_part_run(const fill_part *p)
 {
     for (int64_t c = p->first; c * FILL_CHUNK < p->numel; c += p->step) {
-        rng r;
         int64_t at = c * FILL_CHUNK, n = p->numel - at < FILL_CHUNK ? p->numel - at : FILL_CHUNK;
-        rng_seed(&r, p->seed ^ ((uint64_t)c * 0xD1B54A32D192ED03ull), p->shape_id, p->tensor,
-                 p->copy);
-        fill_chunk(p->f + at, n, &r);
+        p->chunk(p, c, p->f + at, n);
     }
 }
 
@@ -262,23 +249,20 @@ static void *fill_worker(void *arg)
     return NULL;
 }
 
-void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
-                   uint32_t copy)
+/* Every chunk of like's tensor through like.chunk, by up to FILL_THREADS_MAX threads: the
+ * calling thread fills part 0, and any part whose thread could not start. */
+static void fill_parallel(fill_part like)
 {
-    if (t->dtype != AKA_DT_FLOAT32) {
-        hx_fill(buf, t, seed, shape_id, copy);
-        return;
-    }
-    int chunks = (int)((t->numel + FILL_CHUNK - 1) / FILL_CHUNK), threads = hx_cpus();
+    int chunks = (int)((like.numel + FILL_CHUNK - 1) / FILL_CHUNK), threads = hx_cpus();
     threads = threads > FILL_THREADS_MAX ? FILL_THREADS_MAX : threads;
     threads = threads > chunks ? chunks : threads; /* hx_cpus() >= 1; 0 chunks: nothing */
     fill_part part[FILL_THREADS_MAX];
     pthread_t tid[FILL_THREADS_MAX];
     int started = 1;
-    for (int k = 0; k < threads; k++)
-        part[k] = (fill_part){buf, t->numel, seed, shape_id, t->name, copy, k, threads};
-    /* Part k is chunks k, k + threads, ...; the calling thread fills part 0, and any part
-     * whose thread could not start. */
+    for (int k = 0; k < threads; k++) {
+        part[k] = like;
+        part[k].first = k, part[k].step = threads;
+    }
     while (started < threads &&
            pthread_create(&tid[started], NULL, fill_worker, &part[started]) == 0)
         started++;
@@ -287,6 +271,48 @@ void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *sha
             fill_part_run(&part[k]);
     for (int k = 1; k < started; k++)
         pthread_join(tid[k], NULL);
+}
+
+static void timed_chunk(const fill_part *p, int64_t c, float *f, int64_t n)
+{
+    rng r;
+    rng_seed(&r, p->seed ^ ((uint64_t)c * 0xD1B54A32D192ED03ull), p->shape_id, p->tensor, p->copy);
+    int64_t i = 0;
+    for (; i + 1 < n; i += 2) { /* bits 40..63 and 16..39: 24 random bits each */
+        uint64_t x = rng_next(&r);
+        f[i] = (float)(x >> 40) * 0x1p-23f - 1.0f;
+        f[i + 1] = (float)((x >> 16) & 0xFFFFFFu) * 0x1p-23f - 1.0f;
+    }
+    if (i < n)
+        f[i] = uniform_f32(&r);
+}
+
+void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *shape_id,
+                   uint32_t copy)
+{
+    if (t->dtype != AKA_DT_FLOAT32) {
+        hx_fill(buf, t, seed, shape_id, copy);
+        return;
+    }
+    fill_parallel((fill_part){.f = buf,
+                              .numel = t->numel,
+                              .chunk = timed_chunk,
+                              .seed = seed,
+                              .shape_id = shape_id,
+                              .tensor = t->name,
+                              .copy = copy});
+}
+
+static void gen_chunk(const fill_part *p, int64_t c, float *f, int64_t n)
+{
+    for (int64_t i = 0, at = c * FILL_CHUNK; i < n; i++)
+        f[i] = hp_gen_f32(p->seed, p->index, (uint64_t)(at + i));
+}
+
+void hx_fill_gen(void *buf, const hx_tensor *t, uint64_t key, uint32_t tensor)
+{
+    fill_parallel(
+        (fill_part){.f = buf, .numel = t->numel, .chunk = gen_chunk, .seed = key, .index = tensor});
 }
 
 /* ---- probes ---- */

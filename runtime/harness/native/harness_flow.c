@@ -174,24 +174,49 @@ static int check_names(const hx_shape *sh, char *why, size_t n)
 
 /* ---- slots, requests, checks ---- */
 
+/* Input t of a slot from (seed, copy) into the judge's copy and the mapping (see
+ * hx_load_slot). */
+static void load_tensor(hx_eval *ev, hx_job *j, int slot, int t, uint64_t seed, uint32_t copy,
+                        int timed, int keep)
+{
+    const hx_shape *sh = j->sh;
+    unsigned char *shared = ev->run.base + j->in_off[slot * sh->n_in + t];
+    if (ev->tg->device && timed && !keep) {
+        /* Only staging for the runner's copy to the device: no cache state to avoid and
+         * nothing to compare afterwards, so the judge's copy is skipped. */
+        hx_fill_timed(shared, &sh->in[t], seed, sh->id, copy);
+        return;
+    }
+    void *priv = j->priv[slot * sh->n_in + t];
+    (timed ? hx_fill_timed : hx_fill)(priv, &sh->in[t], seed, sh->id, copy);
+    if (!timed)
+        hx_probe_apply(priv, &sh->in[t], ev->probe);
+    hx_stream_copy(shared, priv, sh->in[t].bytes);
+}
+
 void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy, int timed,
                   int keep)
 {
+    ev->run.ctl->gen_key = ev->run.ctl->gen_tensors = 0; /* every input from the mapping */
+    for (int t = 0; t < j->sh->n_in; t++)
+        load_tensor(ev, j, slot, t, seed, copy, timed, keep);
+}
+
+void hx_gen_slot(hx_eval *ev, hx_job *j, int slot, uint32_t run, int keep)
+{
     const hx_shape *sh = j->sh;
+    uint64_t x = ev->secret ^ ((uint64_t)run << 32), key = hx_mix(&x), marked = 0;
     for (int t = 0; t < sh->n_in; t++) {
-        unsigned char *shared = ev->run.base + j->in_off[slot * sh->n_in + t];
-        if (ev->tg->device && timed && !keep) {
-            /* Only staging for the runner's copy to the device: no cache state to avoid
-             * and nothing to compare afterwards, so the judge's copy is skipped. */
-            hx_fill_timed(shared, &sh->in[t], seed, sh->id, copy);
+        if (sh->in[t].dtype != AKA_DT_FLOAT32 || t >= 64) {
+            load_tensor(ev, j, slot, t, ev->secret, run, 1, keep);
             continue;
         }
-        void *priv = j->priv[slot * sh->n_in + t];
-        (timed ? hx_fill_timed : hx_fill)(priv, &sh->in[t], seed, sh->id, copy);
-        if (!timed)
-            hx_probe_apply(priv, &sh->in[t], ev->probe);
-        hx_stream_copy(shared, priv, sh->in[t].bytes);
+        marked |= (uint64_t)1 << t;
+        if (keep) /* what the device will hold, to compare with what comes back */
+            hx_fill_gen(j->priv[slot * sh->n_in + t], &sh->in[t], key, (uint32_t)t);
     }
+    ev->run.ctl->gen_key = key;
+    ev->run.ctl->gen_tensors = marked;
 }
 
 void hx_poison_slot(hx_eval *ev, hx_job *j, int slot)

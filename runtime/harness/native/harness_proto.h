@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #define HP_MAGIC       0x6a616b61u /* "akaj" */
-#define HP_VERSION     3u
+#define HP_VERSION     4u
 #define HP_FD          3 /* the memfd in a runner */
 #define HP_NAME        128
 #define HP_MAX_TENSORS 64
@@ -93,7 +93,11 @@ typedef struct hp_ctl {
     int64_t device_free; /* SETUP: free device memory in bytes; 0 on the CPU */
     int32_t timing_ask;  /* SETUP request (judge): HP_TIMING_* */
     int32_t timing_span; /* SETUP reply: 1 when calls are timed by kernel span */
-    char error[512];     /* reply text for a non-zero status */
+    /* PREP request (judge), CUDA: the inputs whose bit is set in gen_tensors are
+     * generated on the device from gen_key (hp_gen_f32) instead of copied from the
+     * mapping; 0: every input is copied. Set for the timed runs' float32 inputs. */
+    uint64_t gen_key, gen_tensors;
+    char error[512]; /* reply text for a non-zero status */
 } hp_ctl;
 
 typedef struct hp_value {
@@ -123,6 +127,30 @@ typedef struct hp_desc {
 
 #define HP_DESC_BYTES (((sizeof(hp_desc) + HP_DATA_ALIGN - 1) / HP_DATA_ALIGN) * HP_DATA_ALIGN)
 #define HP_DATA_START ((uint64_t)HP_CTL_BYTES + HP_DESC_BYTES)
+
+#if defined(__CUDACC__)
+#define HP_HOST_DEVICE __host__ __device__
+#else
+#define HP_HOST_DEVICE
+#endif
+
+/*
+ * Element i of input tensor `tensor` of a timed run whose key is `key`: uniform on
+ * [-1, 1) with 24 random bits, as hx_fill gives float32. A counter-based function (the
+ * splitmix64 finalizer of key, tensor and index), so the CUDA runner fills a timed input on
+ * the device in one pass and the judge computes the same bits on the host for the runs
+ * whose inputs it compares. Every step is exact in float (a 24-bit integer times a power of
+ * two, minus 1), so a fused multiply-add changes nothing.
+ */
+static inline HP_HOST_DEVICE float hp_gen_f32(uint64_t key, uint32_t tensor, uint64_t i)
+{
+    uint64_t z =
+        key + (uint64_t)(tensor + 1) * 0xD1B54A32D192ED03ull + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (float)(z >> 40) * 0x1p-23f - 1.0f;
+}
 
 static inline uint32_t hp_load(const uint32_t *p)
 {

@@ -213,10 +213,15 @@ static int after_run(hx_eval *ev, hx_job *j, int r, int s)
 }
 
 /* Fresh inputs for run r and poisoned outputs in slot s (written past every cache); the
- * judge keeps its own copy of the inputs only where it compares them after the run. */
+ * judge keeps its own copy of the inputs only where it compares them after the run. On a
+ * device the runner generates the float32 ones in place (hx_gen_slot). */
 static void prepare(hx_eval *ev, hx_job *j, int r, int s)
 {
-    hx_load_slot(ev, j, s, ev->secret, 1 + (uint32_t)r, 1, ev->candidate && j->inputs_back[r]);
+    int keep = ev->candidate && j->inputs_back[r];
+    if (ev->tg->device)
+        hx_gen_slot(ev, j, s, 1 + (uint32_t)r, keep);
+    else
+        hx_load_slot(ev, j, s, ev->secret, 1 + (uint32_t)r, 1, keep);
     hx_poison_slot(ev, j, s);
 }
 

@@ -29,6 +29,9 @@ typedef struct rn_shape {
     aka_tensor *host_out;  /* slots * n_out; data in the shared mapping */
     unsigned char *poison; /* n_out: the byte each output is filled with */
     aka_params params;     /* stream filled in by the backend */
+    /* The PREP request's device generation (hp_ctl.gen_key, gen_tensors): the loop checked
+     * that every marked input is float32. */
+    uint64_t gen_key, gen_tensors;
 } rn_shape;
 
 /* Every function returns 0 or an HP_ST_* / AKA_* status, with text in err. */

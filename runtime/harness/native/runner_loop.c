@@ -285,6 +285,23 @@ static int new_shape(runner *r, char *err, size_t n)
     return rc;
 }
 
+/* PREP: the request's device generation (only float32 inputs can be generated), then the
+ * backend. */
+static int prep(runner *r, int slot, char *err, size_t n)
+{
+    uint64_t marked = r->ctl->gen_tensors;
+    for (int t = 0; t < HP_MAX_TENSORS && marked; t++)
+        if ((marked >> t & 1) &&
+            (t >= r->shape.n_in || r->shape.host_in[t].dtype != AKA_DT_FLOAT32)) {
+            snprintf(err, n, "device generation asked for input %d, which is not a float32 input",
+                     t);
+            return HP_ST_BAD_REQUEST;
+        }
+    r->shape.gen_key = r->ctl->gen_key;
+    r->shape.gen_tensors = marked;
+    return rn_target.prep(&r->shape, slot, err, n);
+}
+
 static int handle(runner *r, int req, int slot, double *us, char *err, size_t n)
 {
     int64_t device_free = 0;
@@ -310,7 +327,7 @@ static int handle(runner *r, int req, int slot, double *us, char *err, size_t n)
     if (req == HP_REQ_CALL)
         return rn_target.call(&r->shape, slot, us, err, n);
     if (req == HP_REQ_PREP && rn_target.prep)
-        return rn_target.prep(&r->shape, slot, err, n);
+        return prep(r, slot, err, n);
     if ((req == HP_REQ_FETCH || req == HP_REQ_FETCH_OUT) && rn_target.fetch)
         return rn_target.fetch(&r->shape, slot, req == HP_REQ_FETCH, err, n);
     return HP_ST_BAD_REQUEST;

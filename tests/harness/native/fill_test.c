@@ -10,11 +10,15 @@
  *   - the judge's own thread keeps the single CPU hx_pin gave it (only the helpers
  *     spread over the others);
  *   - a tensor of one chunk gets the sequential generator's values (chunk 0 is the
- *     stream hx_fill_timed always used).
+ *     stream hx_fill_timed always used);
+ *   - hx_fill_gen (what the judge computes for a device-generated timed input) is
+ *     hp_gen_f32 element by element, the function the CUDA runner's kernel evaluates,
+ *     whoever filled which chunk; other keys and tensor indices give other values.
  */
 #define _GNU_SOURCE
 #include "harness_core.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +51,31 @@ static float *filled(const hx_tensor *t, uint32_t copy)
         exit(1);
     hx_fill_timed(f, t, 0x1234, "r4096_c4096", copy);
     return f;
+}
+
+/* hx_fill_gen against hp_gen_f32, after hx_pin (the helpers' path where there are CPUs). */
+static void check_gen(const hx_tensor *big)
+{
+    float *g = malloc(big->bytes), *h = malloc(big->bytes);
+    if (!g || !h)
+        exit(1);
+    hx_fill_gen(g, big, 0xABCDEF, 2);
+    int same = 1, in_range = 1;
+    for (int64_t i = 0; i < big->numel; i++) {
+        same &= g[i] == hp_gen_f32(0xABCDEF, 2, (uint64_t)i);
+        in_range &= g[i] >= -1.0f && g[i] < 1.0f;
+    }
+    check(same, "hx_fill_gen is hp_gen_f32 element by element");
+    check(in_range, "device-generated values in [-1, 1)");
+    hx_fill_gen(h, big, 0xABCDEF, 3);
+    check(memcmp(g, h, big->bytes) != 0, "another tensor index, other values");
+    hx_fill_gen(h, big, 0xABCDEE, 2);
+    check(memcmp(g, h, big->bytes) != 0, "another key, other values");
+    double sum = 0;
+    for (int64_t i = 0; i < big->numel; i++)
+        sum += g[i];
+    check(fabs(sum / (double)big->numel) < 0.01, "device-generated values centred on 0");
+    free(g), free(h);
 }
 
 int main(void)
@@ -89,5 +118,6 @@ int main(void)
     check(memcmp(small_one, one, small.bytes) == 0,
           "a one-chunk tensor's values are chunk 0's stream");
     free(one), free(many), free(other), free(small_one);
+    check_gen(&big);
     return failures ? 1 : 0;
 }
