@@ -106,9 +106,9 @@ if ! "$AKA" sandbox run --gpus 1 -- true >/dev/null 2>&1; then
     ISO=(--sandbox-isolation none)
 fi
 
-# run NAME WANT(pass|fail) KERNEL
+# run NAME WANT(pass|fail) KERNEL [REASON]: REASON, when given, must be in the result
 run() {
-    local name=$1 want=$2 kernel=$3
+    local name=$1 want=$2 kernel=$3 reason=${4:-}
     echo "== $name"
     # shellcheck disable=SC2086
     "$AKA" eval --op-dir "$OP" --kernel "$kernel" --framework Cuda --platform "$PLATFORM" \
@@ -120,6 +120,9 @@ run() {
         echo "FAIL: $name: exit status $rc, expected the candidate to $want"
         tail -30 "$TMP/$name.err"
         failures=$((failures + 1))
+    elif [ -n "$reason" ] && ! grep -qF "$reason" "$TMP/$name.out" "$TMP/$name.err"; then
+        echo "FAIL: $name: failed, but not with '$reason'"
+        failures=$((failures + 1))
     fi
 }
 
@@ -128,6 +131,7 @@ run reference-as-candidate pass "$TMP/reference_as_kernel.cu"
 run seed pass "$OP/seeds/Cuda/kernel.cu"
 run side-stream fail "$RED/cuda_side_stream.cu"
 run never-writes fail "$RED/cuda_never_writes.cu"
+run writes-input-timed fail "$RED/cuda_writes_input_timed.cu" "inputs modified during a timed run"
 # Timed by CUPTI kernel span: the seed still passes, the result says so, and its latency
 # is below the event-timed one (a span leaves out the event pair and the launch).
 AKA_EVAL_ARGS="${AKA_EVAL_ARGS:-} --timing kernel-span --json" run seed-span pass \

@@ -113,6 +113,9 @@ void hx_fill_timed(void *buf, const hx_tensor *t, uint64_t seed, const char *sha
                    uint32_t copy);
 /* hp_gen_f32 over a whole float32 tensor (by the same helper threads as hx_fill_timed). */
 void hx_fill_gen(void *buf, const hx_tensor *t, uint64_t key, uint32_t tensor);
+/* The first element of buf that is not hx_fill_gen's value, bit for bit, or -1; regenerated
+ * and compared chunk by chunk by the same helpers, with no copy of the tensor. */
+int64_t hx_check_gen(const void *buf, const hx_tensor *t, uint64_t key, uint32_t tensor);
 /* A 64-bit stream for the judge's own choices (which timed runs are checked). */
 uint64_t hx_mix(uint64_t *state);
 
@@ -224,12 +227,15 @@ void hx_runner_stop(hx_runner *r);
 
 /* ---- the target and the evaluation ---- */
 
+/* The most slots a shape's inputs rotate through (hx_target.max_copies). */
+#define HX_MAX_SLOTS 2
+
 typedef struct hx_target {
     const char *evaluator; /* "aka.native.c" / "aka.native.cuda" */
     const char *method;    /* timing.method */
     int device;            /* 1: PREP/FETCH requests, the latency is the runner's events */
     int l2_flush;          /* timing.l2_flush */
-    int max_copies;        /* most rotated slots per shape */
+    int max_copies;        /* most rotated slots per shape, at most HX_MAX_SLOTS */
 } hx_target;
 
 extern const hx_target hx_target_c, hx_target_cuda;
@@ -265,6 +271,9 @@ typedef struct hx_job {
     size_t bytes;               /* mapping bytes the slots need */
     uint64_t *in_off, *out_off; /* K*n_in, K*n_out offsets in the mapping */
     void **priv;                /* K*n_in: what each slot's inputs hold (the judge's copy) */
+    /* Per slot, the inputs the runner generated (hx_gen_slot): their key and which tensors
+     * (bit t); the judge regenerates those to compare instead of keeping a copy. */
+    uint64_t gen_key[HX_MAX_SLOTS], gen_mask[HX_MAX_SLOTS];
     void **ref_case;            /* n_seeds*n_out reference outputs of the correctness cases */
     int *check_of;              /* per run: index into ref_timed, -1 when not checked */
     unsigned char *inputs_back; /* per run: its inputs are compared after it (hx_schedule) */

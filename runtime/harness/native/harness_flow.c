@@ -42,12 +42,17 @@
 #define HX_INPUTS_FRACTION 0.1
 #define HX_MSG             1536
 
-const hx_target hx_target_c = {"aka.native.c", "cpu_monotonic", 0, 0, 2};
-const hx_target hx_target_cuda = {"aka.native.cuda", "cuda_event", 1, 1, 2};
+const hx_target hx_target_c = {"aka.native.c", "cpu_monotonic", 0, 0, HX_MAX_SLOTS};
+const hx_target hx_target_cuda = {"aka.native.cuda", "cuda_event", 1, 1, HX_MAX_SLOTS};
+
+/* When the judge started: every progress line says how long the evaluation has run, so
+ * `aka eval -v` shows where the time of a slow evaluation went. */
+static double g_started_us;
 
 void hx_progress(const char *phase, const hx_shape *sh, long long seed)
 {
-    hx_log("phase=%s shape=%s seed=%lld", phase, sh->id, seed);
+    hx_log("phase=%s shape=%s seed=%lld at=%.3fs", phase, sh->id, seed,
+           (hx_now_us() - g_started_us) * 1e-6);
 }
 
 /* ---- layout ---- */
@@ -109,18 +114,20 @@ static int layout(hx_eval *ev, hx_job *j, const hx_shape *sh)
     return 0;
 }
 
-/* Which timed runs' inputs come back to be compared. On the CPU every run's (the runner
- * works in the mapping itself: comparing costs a memcmp). On a device every warm-up run's
- * and a secret sample of at least HX_INPUTS_FRACTION of the timed runs': copying a large
- * shape's inputs back after every run doubled its cost on an H200. The runner learns that a
- * run is sampled only after its call; a kernel that writes its inputs on every run is
- * caught on the first sampled one, and one that writes them on a few runs gains nothing. */
+/* Which runs' inputs come back to be compared. On the CPU every run's (the runner works in
+ * the mapping itself: comparing costs a memcmp). On a device a secret sample of at least
+ * HX_INPUTS_FRACTION of the timed runs', and no warm-up run's: copying a large shape's
+ * inputs back after every run doubled its cost on an H200. The runner learns that a run is
+ * sampled only after its call; a kernel that writes its inputs on every run is caught on
+ * the first sampled one, and one that writes them on a few runs gains nothing (every run's
+ * inputs are fresh). The warm-up runs add nothing to that: a kernel can count its calls,
+ * so it knows them, and the correctness cases already compare every input. */
 static void choose_inputs_back(hx_eval *ev, hx_job *j, uint64_t *draw)
 {
     int want = (int)ceil(HX_INPUTS_FRACTION * j->reps);
     want = want < HX_MIN_CHECKED ? HX_MIN_CHECKED : want;
     for (int r = 0; r < j->warmup + j->reps; r++)
-        j->inputs_back[r] = !ev->tg->device || r < j->warmup || want >= j->reps;
+        j->inputs_back[r] = !ev->tg->device || (r >= j->warmup && want >= j->reps);
     for (int drawn = 0; ev->tg->device && drawn < want && want < j->reps;) {
         int r = j->warmup + (int)(hx_mix(draw) % (uint64_t)j->reps);
         if (!j->inputs_back[r])
@@ -198,6 +205,7 @@ void hx_load_slot(hx_eval *ev, hx_job *j, int slot, uint64_t seed, uint32_t copy
                   int keep)
 {
     ev->run.ctl->gen_key = ev->run.ctl->gen_tensors = 0; /* every input from the mapping */
+    j->gen_key[slot] = j->gen_mask[slot] = 0;
     for (int t = 0; t < j->sh->n_in; t++)
         load_tensor(ev, j, slot, t, seed, copy, timed, keep);
 }
@@ -212,9 +220,11 @@ void hx_gen_slot(hx_eval *ev, hx_job *j, int slot, uint32_t run, int keep)
             continue;
         }
         marked |= (uint64_t)1 << t;
-        if (keep) /* what the device will hold, to compare with what comes back */
-            hx_fill_gen(j->priv[slot * sh->n_in + t], &sh->in[t], key, (uint32_t)t);
     }
+    /* Nothing is computed here: a compared run's generated inputs are regenerated while
+     * they are compared (hx_check_inputs), with no copy. */
+    j->gen_key[slot] = key;
+    j->gen_mask[slot] = marked;
     ev->run.ctl->gen_key = key;
     ev->run.ctl->gen_tensors = marked;
 }
@@ -351,20 +361,32 @@ int hx_check_outputs(hx_eval *ev, hx_job *j, int slot, void **want, char *msg, s
     return bad;
 }
 
+/* The element index where input t of slot first differs from what the judge put there
+ * (its copy, or the generated values), or -1. */
+static int64_t first_changed(hx_job *j, int slot, int t, const unsigned char *now)
+{
+    const hx_tensor *in = &j->sh->in[t];
+    if (t < 64 && (j->gen_mask[slot] >> t & 1))
+        return hx_check_gen(now, in, j->gen_key[slot], (uint32_t)t);
+    const unsigned char *was = j->priv[slot * j->sh->n_in + t];
+    if (memcmp(now, was, in->bytes) == 0)
+        return -1;
+    size_t i = 0;
+    while (now[i] == was[i])
+        i++;
+    return (int64_t)(i / hx_dtype_size(in->dtype));
+}
+
 int hx_check_inputs(hx_eval *ev, hx_job *j, int slot, char *msg, size_t n)
 {
     const hx_shape *sh = j->sh;
     for (int t = 0; t < sh->n_in; t++) {
-        const unsigned char *now = ev->run.base + j->in_off[slot * sh->n_in + t];
-        const unsigned char *was = j->priv[slot * sh->n_in + t];
-        if (memcmp(now, was, sh->in[t].bytes) == 0)
+        int64_t at = first_changed(j, slot, t, ev->run.base + j->in_off[slot * sh->n_in + t]);
+        if (at < 0)
             continue;
-        size_t i = 0;
-        while (now[i] == was[i])
-            i++;
-        char at[160];
-        hx_coords(&sh->in[t], (int64_t)(i / hx_dtype_size(sh->in[t].dtype)), at, sizeof(at));
-        snprintf(msg, n, "input '%s' first changed at %s", sh->in[t].name, at);
+        char where[160];
+        hx_coords(&sh->in[t], at, where, sizeof(where));
+        snprintf(msg, n, "input '%s' first changed at %s", sh->in[t].name, where);
         return 1;
     }
     return 0;
@@ -801,6 +823,7 @@ int hx_evaluate(const hx_plan *plan, const hx_target *tg)
     int rc = HX_EXIT_ENV;
     memset(&ev, 0, sizeof(ev));
     ev.plan = plan, ev.tg = tg, ev.max_threads = 1;
+    g_started_us = hx_now_us();
     for (int i = 0; i < plan->n_shapes; i++)
         if (check_names(&plan->shapes[i], why, sizeof(why)) != 0) {
             hx_log("plan: %s", why);
@@ -823,6 +846,7 @@ int hx_evaluate(const hx_plan *plan, const hx_target *tg)
             candidate_phase(&ev);
         stop_runner(&ev);
         rc = hx_finish(&ev);
+        hx_log("done at=%.3fs", (hx_now_us() - g_started_us) * 1e-6);
     }
     hx_runner_stop(&ev.pinger);
     for (int i = 0; ev.jobs && i < plan->n_shapes; i++)

@@ -225,18 +225,35 @@ static void prepare(hx_eval *ev, hx_job *j, int r, int s)
     hx_poison_slot(ev, j, s);
 }
 
+/* Where one schedule's wall time went, for `aka eval -v` (a slow evaluation names its
+ * cost: the judge's preparation, the runner's round trips, the judge's checks). */
+typedef struct schedule_cost {
+    double prepare_us, runner_us, checks_us;
+    int inputs_back;
+} schedule_cost;
+
+static void log_cost(const hx_eval *ev, const hx_job *j, const schedule_cost *c)
+{
+    hx_log("schedule shape=%s %s: %d runs, prepare %.0f ms, runner %.0f ms, checks %.0f ms "
+           "(%d with inputs compared)",
+           j->sh->id, ev->candidate ? "candidate" : "reference", j->warmup + j->reps,
+           c->prepare_us * 1e-3, c->runner_us * 1e-3, c->checks_us * 1e-3, c->inputs_back);
+}
+
 int hx_schedule(hx_eval *ev, hx_job *j)
 {
     int n = j->warmup + j->reps;
     hx_timed *tm = ev->candidate ? &j->cand : &j->ref;
+    schedule_cost cost = {0};
     for (int r = 0; r < n; r++) {
         int s = r % j->K, rc;
-        double prep = 0, fetch = 0;
+        double prep = 0, fetch = 0, t0 = hx_now_us(), t1, t2;
         char msg[HX_MSG], what[64];
         hx_call c;
         prepare(ev, j, r, s);
         double ping_window;
         double ping = hx_ping(ev, &ping_window);
+        t1 = hx_now_us();
         if ((rc = hx_run_slot(ev, s, j->inputs_back[r], &c, &prep, &fetch, msg, sizeof(msg))) !=
             0) {
             run_name(j, r, what, sizeof(what));
@@ -246,13 +263,17 @@ int hx_schedule(hx_eval *ev, hx_job *j)
                 hx_fail(&ev->a, j->sh->id, "candidate_runtime", "%s: %s", what, msg);
             return rc;
         }
+        t2 = hx_now_us();
         if (after_run(ev, j, r, s) != 0)
             return 1;
+        cost.prepare_us += t1 - t0, cost.runner_us += t2 - t1, cost.checks_us += hx_now_us() - t2;
+        cost.inputs_back += ev->candidate && j->inputs_back[r];
         c.ping_us = ping;
         c.ping_window_us = ping_window;
         if (r >= j->warmup)
             record(ev, tm, r - j->warmup, &c, prep, fetch);
     }
+    log_cost(ev, j, &cost);
     return 0;
 }
 

@@ -42,7 +42,14 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do op_flags+=("$1"); shift; done
 [ $# -gt 0 ] && shift
 knobs=("$@")
 
-stage() { echo "aka-native: stage=$1" >&2; }
+# Each stage line is preceded by the seconds since the script started (`aka eval -v`
+# shows where a slow evaluation's time went); the stage line itself stays exact, aka
+# finds a failing stage's compiler messages after it.
+started=$(date +%s%N)
+stage() {
+    echo "aka-native: at=$((($(date +%s%N) - started) / 1000000))ms" >&2
+    echo "aka-native: stage=$1" >&2
+}
 die() { echo "aka-native: $2" >&2; exit "$1"; }
 
 RUN=aka_runner_entry

@@ -13,7 +13,11 @@
  *     stream hx_fill_timed always used);
  *   - hx_fill_gen (what the judge computes for a device-generated timed input) is
  *     hp_gen_f32 element by element, the function the CUDA runner's kernel evaluates,
- *     whoever filled which chunk; other keys and tensor indices give other values.
+ *     whoever filled which chunk; other keys and tensor indices give other values;
+ *   - hx_check_gen (how the judge compares a generated input that came back) finds
+ *     nothing in an untouched tensor and, wherever one element changed (first chunk,
+ *     a later chunk, the last element, several chunks at once), the first changed
+ *     element's index.
  */
 #define _GNU_SOURCE
 #include "harness_core.h"
@@ -78,6 +82,35 @@ static void check_gen(const hx_tensor *big)
     free(g), free(h);
 }
 
+/* hx_check_gen against one changed element at i (and optionally a later one at k). */
+static int64_t changed_at(float *g, const hx_tensor *big, int64_t i, int64_t k)
+{
+    hx_fill_gen(g, big, 0x5EED, 1);
+    uint32_t bits;
+    memcpy(&bits, &g[i], sizeof(bits));
+    bits ^= 0x80000000u; /* the sign bit */
+    memcpy(&g[i], &bits, sizeof(bits));
+    if (k >= 0)
+        g[k] += 1.0f;
+    return hx_check_gen(g, big, 0x5EED, 1);
+}
+
+static void check_compare(const hx_tensor *big)
+{
+    float *g = malloc(big->bytes);
+    if (!g)
+        exit(1);
+    hx_fill_gen(g, big, 0x5EED, 1);
+    check(hx_check_gen(g, big, 0x5EED, 1) == -1, "an untouched generated input compares equal");
+    check(hx_check_gen(g, big, 0x5EED, 2) == 0, "another tensor index differs at element 0");
+    int64_t last = big->numel - 1, later = ((int64_t)3 << 20) + 5;
+    check(changed_at(g, big, 7, -1) == 7, "a change in the first chunk is found at its index");
+    check(changed_at(g, big, later, -1) == later, "a change in a later chunk is found");
+    check(changed_at(g, big, last, -1) == last, "a change in the last element is found");
+    check(changed_at(g, big, later, 9) == 9, "of two changes, the first one's index");
+    free(g);
+}
+
 int main(void)
 {
     const int64_t chunk = (int64_t)1 << 20, n = 5 * chunk + 12345;
@@ -119,5 +152,6 @@ int main(void)
           "a one-chunk tensor's values are chunk 0's stream");
     free(one), free(many), free(other), free(small_one);
     check_gen(&big);
+    check_compare(&big);
     return failures ? 1 : 0;
 }
