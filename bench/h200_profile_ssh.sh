@@ -246,10 +246,11 @@ profile) part_profile ;;
 ssh) part_ssh ;;
 overhead) part_overhead ;;
 cache) part_cache ;;
-native) # the native CUDA seed by duration only (--level survey: one ncu pass per launch)
+native) # the native CUDA seed by duration only (--level survey: one ncu pass per launch);
+    # NATIVE_SHAPE picks the shape (default the largest, r4096_c4096)
     ncu_on_path
     PROFILE_LEVEL=survey profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda \
-        r4096_c4096 bwrap '^row_sum\(' ;;
+        "${NATIVE_SHAPE:-r4096_c4096}" bwrap '^row_sum\(' ;;
 triton) ncu_on_path; profile_triton ;;
 all) # the Triton profile only (the native one replays ~300 s), the probe, the ssh campaign
     ncu_on_path
