@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# ncu_native_probe.sh — why `aka profile` on the native CUDA seed stalls (issue 15 must-show
+# 1): on an H100 (2026-12-05) the reference runner sat at 0% CPU under Nsight Compute for
+# more than 260 s, where the 2026-12-04 H200 run finished in 329 s (a stall of ~300 s, then
+# the work?). In one device call (carry .devcarry): `aka profile --level survey` of
+# row_sum_cuda's seed on one small shape, once with this tree's runtime and once with a
+# copy whose runners install no seccomp filter (the only change), each cut after PROBE_S
+# seconds (default 75). Every 10 s the judge's and the runners' threads are sampled:
+# state, wait channel, the system call they sit in, and their descriptors. A copy made
+# here, never committed: the runners always confine themselves. Clocks never touched.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. bench/device_install.sh
+out=${OUT:-/tmp/aka-ncu-probe} root=$PWD
+mkdir -p "$out"
+. bench/lib_episode.sh
+ncu_on_path
+
+nosec=/tmp/ncu-variants/no-seccomp
+rm -rf "$nosec" && mkdir -p "$nosec" && cp -a runtime "$nosec/"
+sed -i 's/if (rc == 0 \&\& install_filter() != 0) {/if (0 \&\& install_filter() != 0) {/' \
+  "$nosec/runtime/harness/native/runner_loop.c"
+grep -q 'if (0 && install_filter' "$nosec/runtime/harness/native/runner_loop.c" ||
+  echo "no-seccomp: the edit did not apply" | tee -a "$out/summary.txt"
+
+# sample: every 10 s, each judge and runner thread's state, wait channel and system call
+sample() {
+  while sleep 10; do
+    for p in $(pgrep -f '^\./(refrun|candrun|judge plan)'); do
+      echo "--- $(date -u +%T) pid $p $(tr '\0' ' ' <"/proc/$p/cmdline")"
+      for t in /proc/"$p"/task/*; do
+        echo "  task ${t##*/} $(awk '{print $3}' "$t/stat") wchan=$(cat "$t/wchan" 2>/dev/null)" \
+          "syscall=$(cut -c1-60 "$t/syscall" 2>/dev/null)"
+      done
+      ls -l "/proc/$p/fd" 2>/dev/null | awk 'NR > 1 {print "  fd", $9, $11}'
+    done
+  done
+}
+
+for v in "$root" "$nosec"; do
+  name=$(basename "$v")
+  [ "$v" = "$root" ] && name=tree
+  episode row_sum_cuda seeds/Cuda/kernel.cu Cuda "$AKA_PLATFORM" bwrap
+  sample >"$out/$name.sample" 2>&1 &
+  watcher=$!
+  start=$(date +%s)
+  (cd "$WT" && ATREX_AKA_HOME=$v ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 \
+    timeout -s INT "${PROBE_S:-75}" aka profile --shape-id r1024_c1024 --level survey \
+    --chip "$AKA_CHIP" --kernel-regex '^row_sum\(' --json >"$out/$name.json" 2>"$out/$name.err")
+  echo "== $name: exit $? after $(($(date +%s) - start)) s" | tee -a "$out/summary.txt"
+  kill "$watcher" 2>/dev/null
+  head -c 3000 "$out/$name.sample" | tee -a "$out/summary.txt"
+  tail -5 "$out/$name.err" | tee -a "$out/summary.txt"
+done
