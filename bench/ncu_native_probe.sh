@@ -7,7 +7,10 @@
 # copy whose runners install no seccomp filter (the only change), each cut after PROBE_S
 # seconds (default 75). Every 10 s the judge's and the runners' threads are sampled:
 # state, wait channel, the system call they sit in, and their descriptors. A copy made
-# here, never committed: the runners always confine themselves. Clocks never touched.
+# here, never committed: the runners always confine themselves. First, for issue 10: the
+# machine's CPU quota and what the judge's fill helpers gain on it (native_fill.sh prints
+# one thread against the helpers; on 2026-12-05 the helpers gained nothing inside the
+# judge). Clocks never touched.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . bench/device_install.sh
@@ -15,6 +18,9 @@ out=${OUT:-/tmp/aka-ncu-probe} root=$PWD
 mkdir -p "$out"
 . bench/lib_episode.sh
 ncu_on_path
+
+{ echo "== CPUs: nproc $(nproc), cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)"
+  bash tests/integration/native_fill.sh | grep -E 'fill of|note|FAIL'; } 2>&1 | tee -a "$out/summary.txt"
 
 nosec=/tmp/ncu-variants/no-seccomp
 rm -rf "$nosec" && mkdir -p "$nosec" && cp -a runtime "$nosec/"
