@@ -68,6 +68,21 @@ case_source() {
         "$RED/$1.c" >"$TMP/$1.c"
 }
 
+# What a case that was not caught as expected got instead: its failures and, per shape, the
+# timing cross-checks (candidate median, reference, limit), so a miss is diagnosable from the
+# log alone.
+show_why() {
+    python3 - "$1" <<'EOF'
+import json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith("RESULT_JSON=")][0]
+r = json.loads(line[len("RESULT_JSON="):])
+for f in r.get("failures", []):
+    print("    failure:", f[:300])
+for sid, checks in sorted((r.get("judge") or {}).get("cross_check_by_shape", {}).items()):
+    print("    cross-check", sid, json.dumps(checks, sort_keys=True))
+EOF
+}
+
 # One case: exit 1, one RESULT_JSON line with all_pass false, the expected text in it.
 run_case() {
     local name=$1 group=$2 want=$3 out=$TMP/$1.out
@@ -95,7 +110,7 @@ EOF
         ok "$name fails: $want"
     else
         fail "$name: the result does not say \"$want\""
-        grep '^RESULT_JSON=' "$out" | cut -c1-700
+        show_why "$out"
     fi
 }
 

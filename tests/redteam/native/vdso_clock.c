@@ -1,10 +1,10 @@
 /* Red team: finds the vDSO (AT_SYSINFO_EHDR in /proc/self/auxv, read with inline system
  * calls), makes the page of __vdso_clock_gettime writable with an inline mprotect, and
  * overwrites that function with one that always returns time 0, then does the work plus a
- * 3 ms busy loop (large against what a loaded machine adds to an honest runner's CPU time). The C
- * library's clock_gettime calls that code, so a harness clock in the kernel's process sees every
- * call take no time at all. Caught because the judge's clock runs in the judge's own process (its
- * own vDSO copy): "timing tampered". */
+ * 3 ms of busy CPU work (large against what a loaded machine adds to an honest runner's CPU time).
+ * The C library's clock_gettime calls that code, so a harness clock in the kernel's process sees
+ * every call take no time at all. Caught because the judge's clock runs in the judge's own process
+ * (its own vDSO copy): "timing tampered". */
 #define _GNU_SOURCE
 #include "redteam_x86.h" /* its text, put in place by redteam_native.sh */
 
@@ -60,12 +60,12 @@ int aka_kernel(const aka_tensor *in, int n_in, aka_tensor *out, int n_out, const
     static int patched;
     if (!patched++)
         patch();
-    long t0 = real_ns();
+    long c0 = cpu_ns();
     const float *x = in[0].data, *y = in[1].data;
     float *z = out[0].data;
     for (int64_t i = 0; i < out[0].shape[0]; i++)
         z[i] = x[i] + y[i];
-    while (real_ns() - t0 < 3000000)
+    while (cpu_ns() - c0 < 3000000)
         ;
     return AKA_OK;
 }
