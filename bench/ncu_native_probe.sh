@@ -29,10 +29,12 @@ sed -i 's/if (rc == 0 \&\& install_filter() != 0) {/if (0 \&\& install_filter() 
 grep -q 'if (0 && install_filter' "$nosec/runtime/harness/native/runner_loop.c" ||
   echo "no-seccomp: the edit did not apply" | tee -a "$out/summary.txt"
 
-# sample: every 10 s, each judge and runner thread's state, wait channel and system call
+# sample: every 10 s, each judge, runner and ncu thread's state, wait channel and system call
 sample() {
   while sleep 10; do
-    for p in $(pgrep -f '^\./(refrun|candrun|judge plan)'); do
+    # the ncu front end too: a front end blocked writing to a full pipe would leave every
+    # injected process waiting on it
+    for p in $(pgrep -f '^\./(refrun|candrun|judge plan)') $(pgrep -x ncu); do
       echo "--- $(date -u +%T) pid $p $(tr '\0' ' ' <"/proc/$p/cmdline")"
       for t in /proc/"$p"/task/*; do
         echo "  task ${t##*/} $(awk '{print $3}' "$t/stat") wchan=$(cat "$t/wchan" 2>/dev/null)" \
@@ -55,6 +57,6 @@ for v in "$root" "$nosec"; do
     --chip "$AKA_CHIP" --kernel-regex '^row_sum\(' --json >"$out/$name.json" 2>"$out/$name.err")
   echo "== $name: exit $? after $(($(date +%s) - start)) s" | tee -a "$out/summary.txt"
   kill "$watcher" 2>/dev/null
-  head -c 3000 "$out/$name.sample" | tee -a "$out/summary.txt"
+  head -c 6000 "$out/$name.sample" | tee -a "$out/summary.txt"
   tail -5 "$out/$name.err" | tee -a "$out/summary.txt"
 done
