@@ -169,6 +169,30 @@ assert int(sys.argv[2]) < 60, f"took {sys.argv[2]} s"
 EOF_PY
 fi
 
+# ---- aka eval -v: where the time went, and whether the judge's fill helpers ran --------------
+# A tensor of three 2^20-element chunks is filled by min(CPUs, 8, 3) threads; inside the
+# sandbox the helpers must really start (on a device they once seemed not to help).
+cp -r "$OPS/vector_add" "$TMP/va_big"
+python3 - "$TMP/va_big/operator.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["shapes"] = [{"id": "n3m", "dims": {"N": 3 << 20}}]
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+if ev va-verbose 0 -v --op-dir "$TMP/va_big" --kernel "$TMP/va_big/seeds/C/kernel.c" \
+    --framework C --platform cpu "${FAST[@]}"; then
+    python3 - "$TMP/va-verbose.err" <<'EOF' && ok "aka eval -v: stage times and per-schedule costs; the fill helpers ran" || fail "aka eval -v: $(grep -m2 'schedule shape=' "$TMP/va-verbose.err")"
+import re, sys
+log = open(sys.argv[1]).read()
+assert re.search(r"^aka-native: at=\d+ms", log, re.M), "no stage times"
+roles = re.findall(r"schedule shape=n3m (reference|candidate): 5 runs, prepare \d+ ms, runner \d+ ms, "
+                   r"checks \d+ ms \(\d+ with inputs compared; fills and compares on up to "
+                   r"(\d+) of (\d+) CPUs\)", log)
+assert sorted(r[0] for r in roles) == ["candidate", "reference"], roles
+for _, used, cpus in roles:
+    assert int(used) == min(int(cpus), 8, 3), (used, cpus)
+EOF
+fi
+
 # ---- 2. planted wrong candidates ----------------------------------------------------------
 # The timing method is the operator's: "cpu_time" (the default: the runner's CPU time, read
 # while it sleeps) is recorded as such above; "wall" (the judge's window) as cpu_monotonic.

@@ -116,6 +116,9 @@ void hx_fill_gen(void *buf, const hx_tensor *t, uint64_t key, uint32_t tensor);
 /* The first element of buf that is not hx_fill_gen's value, bit for bit, or -1; regenerated
  * and compared chunk by chunk by the same helpers, with no copy of the tensor. */
 int64_t hx_check_gen(const void *buf, const hx_tensor *t, uint64_t key, uint32_t tensor);
+/* The most threads one of those fills or compares ran on so far (1 when no helper could
+ * start), for `aka eval -v`: whether the helpers ran is a question only the log answers. */
+int hx_fill_threads_used(void);
 /* A 64-bit stream for the judge's own choices (which timed runs are checked). */
 uint64_t hx_mix(uint64_t *state);
 

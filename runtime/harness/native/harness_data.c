@@ -257,6 +257,13 @@ static void *fill_worker(void *arg)
     return NULL;
 }
 
+static int g_threads_used = 1; /* only the judge's own thread calls fill_parallel */
+
+int hx_fill_threads_used(void)
+{
+    return g_threads_used;
+}
+
 /* Every chunk of like's tensor through like.chunk, by up to FILL_THREADS_MAX threads: the
  * calling thread takes part 0, and any part whose thread could not start. The first wrong
  * element any chunk found, or -1. */
@@ -276,6 +283,7 @@ static int64_t fill_parallel(fill_part like)
     while (started < threads &&
            pthread_create(&tid[started], NULL, fill_worker, &part[started]) == 0)
         started++;
+    g_threads_used = started > g_threads_used ? started : g_threads_used;
     for (int k = 0; k < threads; k++)
         if (k == 0 || k >= started)
             fill_part_run(&part[k]);

@@ -235,9 +235,10 @@ typedef struct schedule_cost {
 static void log_cost(const hx_eval *ev, const hx_job *j, const schedule_cost *c)
 {
     hx_log("schedule shape=%s %s: %d runs, prepare %.0f ms, runner %.0f ms, checks %.0f ms "
-           "(%d with inputs compared)",
+           "(%d with inputs compared; fills and compares on up to %d of %d CPUs)",
            j->sh->id, ev->candidate ? "candidate" : "reference", j->warmup + j->reps,
-           c->prepare_us * 1e-3, c->runner_us * 1e-3, c->checks_us * 1e-3, c->inputs_back);
+           c->prepare_us * 1e-3, c->runner_us * 1e-3, c->checks_us * 1e-3, c->inputs_back,
+           hx_fill_threads_used(), hx_cpus());
 }
 
 int hx_schedule(hx_eval *ev, hx_job *j)
