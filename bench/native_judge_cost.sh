@@ -9,7 +9,7 @@
 # and optionally its own aka binary (before the judge, c5ea6a2, the binary differs); "."
 # is this checkout. Fill them here with `git archive REV runtime | tar -x -C DIR` (and a
 # build of REV's aka for DIR/aka). Needs .devcarry (bench/make_devcarry.sh). Clocks are
-# never touched.
+# never touched. Ends with one `aka eval -v` of this checkout (where the time went).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . bench/device_install.sh
@@ -23,3 +23,10 @@ for round in $(seq 1 "$rounds"); do
       "$AKA_PLATFORM" | sed "s|^|$v r$round |"
   done
 done
+# Then where this checkout's evaluation spends its time: one `aka eval -v`, its stage lines
+# and each schedule's cost line (runs, prepare / runner / checks ms, and how many threads the
+# judge's input fills and compares ran on, of how many CPUs).
+echo "== aka eval -v of this checkout"
+ATREX_AKA_HOME=$PWD .devcarry/bin/aka eval -v --op-dir examples/ops/row_sum_cuda \
+  --kernel examples/ops/row_sum_cuda/seeds/Cuda/kernel.cu --framework Cuda \
+  --platform "$AKA_PLATFORM" 2>&1 >/dev/null | grep -E 'aka-native: at=|schedule shape=|done at='
