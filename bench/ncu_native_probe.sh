@@ -3,8 +3,8 @@
 # 1): on an H100 (2026-12-05) the reference runner sat at 0% CPU under Nsight Compute for
 # more than 260 s, where the 2026-12-04 H200 run finished in 329 s (a stall of ~300 s, then
 # the work?). In one device call (carry .devcarry): `aka profile --level survey` of
-# row_sum_cuda's seed on one small shape, once with this tree's runtime and once with a
-# copy whose runners install no seccomp filter (the only change), each cut after PROBE_S
+# row_sum_cuda's seed on one small shape with this tree's runtime and with two copies, each
+# with one change (no pinger; runners without the seccomp filter), each cut after PROBE_S
 # seconds (default 75). Every 10 s the judge's and the runners' threads are sampled:
 # state, wait channel, the system call they sit in, and their descriptors. A copy made
 # here, never committed: the runners always confine themselves. First, for issue 10: the
@@ -22,12 +22,20 @@ ncu_on_path
 { echo "== CPUs: nproc $(nproc), cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)"
   bash tests/integration/native_fill.sh | grep -E 'fill of|note|FAIL'; } 2>&1 | tee -a "$out/summary.txt"
 
-nosec=/tmp/ncu-variants/no-seccomp
-rm -rf "$nosec" && mkdir -p "$nosec" && cp -a runtime "$nosec/"
-sed -i 's/if (rc == 0 \&\& install_filter() != 0) {/if (0 \&\& install_filter() != 0) {/' \
-  "$nosec/runtime/harness/native/runner_loop.c"
-grep -q 'if (0 && install_filter' "$nosec/runtime/harness/native/runner_loop.c" ||
-  echo "no-seccomp: the edit did not apply" | tee -a "$out/summary.txt"
+# Variants (copies made here, never committed): no-pinger (the judge starts no pinger: until
+# 12-06 the pinger was a plain fork of the judge, the one process ncu could not follow
+# through an exec; it now execs, and this tree is the test of that), no-seccomp.
+variant() { # NAME FILE SED-EXPRESSION GREP-CHECK
+  local dir=/tmp/ncu-variants/$1
+  rm -rf "$dir" && mkdir -p "$dir" && cp -a runtime "$dir/"
+  sed -i "$3" "$dir/runtime/harness/native/$2"
+  grep -q "$4" "$dir/runtime/harness/native/$2" ||
+    echo "$1: the edit did not apply" | tee -a "$out/summary.txt"
+}
+variant no-pinger harness_flow.c 's/^    start_pinger(&ev);$/    ev.have_pinger = 0; \/\* probe \*\//' \
+  'ev.have_pinger = 0; /\* probe'
+variant no-seccomp runner_loop.c 's/if (rc == 0 \&\& install_filter() != 0) {/if (0 \&\& install_filter() != 0) {/' \
+  'if (0 && install_filter'
 
 # sample: every 10 s, each judge, runner and ncu thread's state, wait channel and system call
 sample() {
@@ -45,7 +53,7 @@ sample() {
   done
 }
 
-for v in "$root" "$nosec"; do
+for v in "$root" /tmp/ncu-variants/no-pinger /tmp/ncu-variants/no-seccomp; do
   name=$(basename "$v")
   [ "$v" = "$root" ] && name=tree
   episode row_sum_cuda seeds/Cuda/kernel.cu Cuda "$AKA_PLATFORM" bwrap

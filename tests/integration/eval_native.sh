@@ -191,6 +191,14 @@ assert sorted(r[0] for r in roles) == ["candidate", "reference"], roles
 for _, used, cpus in roles:
     assert int(used) == min(int(cpus), 8, 3), (used, cpus)
 EOF
+    # The pinger (the judge's program started again) answered a request before every timed
+    # run of both roles: 2 x (1 warm-up + 4 timed), at least.
+    python3 - "$TMP/va-verbose.out" <<'EOF' && ok "the pinger answered every run's calibration request" || fail "the pinger: $(grep -m1 'pinger' "$TMP/va-verbose.err")"
+import json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith("RESULT_JSON=")][0]
+n = json.loads(line[len("RESULT_JSON="):])["judge"]["pinger_requests"]
+assert n >= 10, n
+EOF
 fi
 
 # ---- 2. planted wrong candidates ----------------------------------------------------------

@@ -149,6 +149,22 @@ if [ "$X86" = 1 ]; then
     fi
 fi
 
+# The pinger's memory is closed to the runners: pinger_mem finds the pinger and tries to open
+# /proc/<pinger>/mem for writing; it computes the right outputs only when it found the pinger
+# and was refused, so a pass proves the refusal (a pinger started without PR_SET_DUMPABLE 0
+# failed here with NaN outputs).
+if [ "$X86" = 1 ]; then
+    case_source pinger_mem
+    if "$AKA" eval --sandbox-isolation "$ISO" --op-dir "$OP" --kernel "$TMP/pinger_mem.c" \
+        --framework C --platform cpu --timed-runs 4 --warmup 1 --shape-id n4k \
+        >"$TMP/pinger_mem.out" 2>"$TMP/pinger_mem.err"; then
+        ok "pinger_mem: the pinger was found and its memory refused to the runner"
+    else
+        fail "pinger_mem: the pinger was not found, or its memory was open to the runner"
+        show_why "$TMP/pinger_mem.out"
+    fi
+fi
+
 # The judge survived the kill: its own result names every shape.
 if [ "$X86" = 1 ] && [ -s "$TMP/kill_judge.out" ]; then
     python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().split("=",1)[1]); assert r["evaluator"]=="aka.native.c" and r["total"]==3, r' \

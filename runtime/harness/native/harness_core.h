@@ -216,7 +216,13 @@ typedef struct hx_call {
     char error[HX_ERROR_TEXT];
 } hx_call;
 
-/* path NULL: the pinger (a forked child of the judge that answers every request at once). */
+/* The judge's only argument when it is started again as the pinger. */
+#define HX_PINGER_ARG "--pinger"
+/* The pinger's main(): answer every request on the mapping at HP_FD at once; never returns
+ * unless there is no mapping (HX_EXIT_ENV). */
+int hx_pinger_main(void);
+/* path NULL: the pinger (the judge's program started again with HX_PINGER_ARG; it answers
+ * every request at once). */
 int hx_runner_start(hx_runner *r, const char *path, const char *who, size_t bytes, char *why,
                     size_t n);
 /* Make the mapping at least bytes long (the runner maps the new size on SHAPE). */
@@ -316,6 +322,7 @@ typedef struct hx_eval {
     int have_runner;
     hx_runner pinger; /* the calibration process, for the whole evaluation */
     int have_pinger;
+    long long pings;       /* requests the pinger answered (the result's judge.pinger_requests) */
     double *pool[HX_PH_N]; /* the reference's timed runs, every shape, per quantity */
     int n_pool[HX_PH_N];
     void **got; /* n_got scratch buffers for outputs, sized for the largest shape */

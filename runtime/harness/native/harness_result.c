@@ -104,9 +104,10 @@ static json_t *shape_map(const hx_plan *p, json_t *m)
 static json_t *judge_json(const hx_eval *ev)
 {
     const hx_acc *a = &ev->a;
-    return json_pack("{s:s, s:b, s:i, s:o, s:o, s:o}", "processes",
+    return json_pack("{s:s, s:b, s:i, s:I, s:o, s:o, s:o}", "processes",
                      "judge, reference runner, candidate runner", "fresh_inputs", 1, "timed_runs",
-                     ev->plan->reps, "checked_timed_runs_by_shape", shape_map(ev->plan, a->checked),
+                     ev->plan->reps, "pinger_requests", (json_int_t)ev->pings,
+                     "checked_timed_runs_by_shape", shape_map(ev->plan, a->checked),
                      "runner_reported_latency_us_by_shape", shape_map(ev->plan, a->runner_lat),
                      "cross_check_by_shape", shape_map(ev->plan, a->cross));
 }
