@@ -22,9 +22,8 @@ ncu_on_path
 { echo "== CPUs: nproc $(nproc), cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)"
   bash tests/integration/native_fill.sh | grep -E 'fill of|note|FAIL'; } 2>&1 | tee -a "$out/summary.txt"
 
-# Variants (copies made here, never committed): no-pinger (the judge starts no pinger: until
-# 12-06 the pinger was a plain fork of the judge, the one process ncu could not follow
-# through an exec; it now execs, and this tree is the test of that), no-seccomp.
+# Variants (copies made here, never committed): no-pinger (the judge starts no pinger, its
+# one child that never execs), no-seccomp (runners without the filter).
 variant() { # NAME FILE SED-EXPRESSION GREP-CHECK
   local dir=/tmp/ncu-variants/$1
   rm -rf "$dir" && mkdir -p "$dir" && cp -a runtime "$dir/"

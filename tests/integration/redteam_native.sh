@@ -151,7 +151,7 @@ fi
 
 # The pinger's memory is closed to the runners: pinger_mem finds the pinger and tries to open
 # /proc/<pinger>/mem for writing; it computes the right outputs only when it found the pinger
-# and was refused, so a pass proves the refusal (a pinger started without PR_SET_DUMPABLE 0
+# and was refused, so a pass proves the refusal (against a pinger made dumpable again it
 # failed here with NaN outputs).
 if [ "$X86" = 1 ]; then
     case_source pinger_mem

@@ -216,13 +216,7 @@ typedef struct hx_call {
     char error[HX_ERROR_TEXT];
 } hx_call;
 
-/* The judge's only argument when it is started again as the pinger. */
-#define HX_PINGER_ARG "--pinger"
-/* The pinger's main(): answer every request on the mapping at HP_FD at once; never returns
- * unless there is no mapping (HX_EXIT_ENV). */
-int hx_pinger_main(void);
-/* path NULL: the pinger (the judge's program started again with HX_PINGER_ARG; it answers
- * every request at once). */
+/* path NULL: the pinger (a forked child of the judge that answers every request at once). */
 int hx_runner_start(hx_runner *r, const char *path, const char *who, size_t bytes, char *why,
                     size_t n);
 /* Make the mapping at least bytes long (the runner maps the new size on SHAPE). */

@@ -810,9 +810,10 @@ double hx_ping(hx_eval *ev, double *window_us)
 }
 
 /*
- * The pinger, started before any runner, and asked once before any runner exists: having
- * answered, it has made itself non-dumpable (hx_pinger_main), so no runner can ever open its
- * memory and make it look slow, which would lower every run's CPU-time latency.
+ * The pinger, forked before the secret exists (its copy of the judge's memory holds the plan
+ * only) and non-dumpable like the judge, so that no runner can open its memory and make it
+ * slow, which would lower every run's CPU-time latency (red team pinger_mem.c). Asked once
+ * at once: a pinger that cannot answer is known, and logged, before the first run.
  */
 static void start_pinger(hx_eval *ev)
 {

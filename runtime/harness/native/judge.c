@@ -2,7 +2,6 @@
  * judge.c — main() of aka's native judge (see harness_core.h):
  *
  *     ./judge plan.json c|cuda   → one RESULT_JSON line on stdout; exit 0 iff all pass
- *     ./judge --pinger           → the pinger, started by the judge itself (judge_runner.c)
  *
  * It starts ./refrun and then ./candrun from the job directory, both built by
  * run_native.sh. First thing, it makes itself non-dumpable: a process of the
@@ -21,8 +20,6 @@ int main(int argc, char **argv)
     hx_plan plan;
     char why[512];
     const hx_target *tg;
-    if (argc == 2 && strcmp(argv[1], HX_PINGER_ARG) == 0)
-        return hx_pinger_main();
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || hx_take_stdout() < 0) {
         hx_log("cannot make the judge private or set up stdout");
         return HX_EXIT_ENV;

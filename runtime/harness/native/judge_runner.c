@@ -55,12 +55,10 @@
 /* ---- start and stop ---- */
 
 /* In the forked child: the runner gets stdin /dev/null, stdout and stderr on the job's
- * stderr, the mapping as HP_FD, and no other descriptor. path NULL: the pinger, which is
- * the judge's own program again (hx_pinger_main). Never returns. */
+ * stderr, the mapping as HP_FD, and no other descriptor. Never returns. */
 static void exec_runner(int memfd, const char *path)
 {
-    char *runner[] = {(char *)path, NULL},
-         *pinger[] = {(char *)"pinger", (char *)HX_PINGER_ARG, NULL};
+    char *argv[] = {(char *)path, NULL};
     int devnull = open("/dev/null", O_RDONLY);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     hx_pin_runner();
@@ -71,10 +69,7 @@ static void exec_runner(int memfd, const char *path)
     if (syscall(SYS_close_range, HP_FD + 1, ~0U, 0) != 0)
         for (long fd = HP_FD + 1; fd < sysconf(_SC_OPEN_MAX); fd++)
             close((int)fd);
-    if (path)
-        execv(path, runner);
-    else
-        execv("/proc/self/exe", pinger);
+    execv(path, argv);
     _exit(127);
 }
 
@@ -100,28 +95,12 @@ int hx_runner_grow(hx_runner *r, size_t bytes)
     return ftruncate(r->memfd, (off_t)bytes) == 0 ? map_runner(r, bytes) : -1;
 }
 
-/*
- * The pinger's whole life: answer every request at once, the way a runner does. It is the
- * judge's program started again (exec_runner), not a plain fork of the judge: a profiler
- * that follows every process (Nsight Compute under `aka profile`) tracks a child through
- * its exec, while a copy that never execs carries the profiler's state from the judge
- * without the threads behind it (suspected in the stalls of `aka profile` on native CUDA,
- * docs/measurements.md). Started afresh it also holds none of the judge's memory: the
- * mapping only.
- */
-int hx_pinger_main(void)
+/* The pinger's whole life: answer every request at once, the way a runner does. */
+static void pinger_loop(hp_ctl *ctl)
 {
-    /* First: a process of the same user could otherwise open /proc/<pinger>/mem and slow
-     * the pinger down, which would lower every run's CPU-time latency (harness_flow.c asks
-     * it once before any runner starts). */
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-        return HX_EXIT_ENV;
-    hp_ctl *ctl = mmap(NULL, HP_CTL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, HP_FD, 0);
-    if (ctl == MAP_FAILED || ctl->magic != HP_MAGIC || ctl->version != HP_VERSION) {
-        hx_log("pinger: no mapping from the judge on descriptor %d", HP_FD);
-        return HX_EXIT_ENV;
-    }
-    close(HP_FD); /* the mapping stays */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    hx_pin_runner();
+    syscall(SYS_close_range, 3, ~0U, 0); /* the saved stdout, the memfd: the mapping stays */
     for (uint32_t seq = 1;; seq++) {
         hp_wait_word(&ctl->arm, seq, 0);
         hp_signal(&ctl->ready, seq);
@@ -152,6 +131,8 @@ int hx_runner_start(hx_runner *r, const char *path, const char *who, size_t byte
         snprintf(why, n, "cannot start %s: %s", path ? path : "the pinger", strerror(errno));
         return -1;
     }
+    if (r->pid == 0 && !path)
+        pinger_loop(r->ctl);
     if (r->pid == 0)
         exec_runner(r->memfd, path);
     snprintf(proc, sizeof(proc), "/proc/%d/stat", (int)r->pid);

@@ -2,32 +2,42 @@
  * is a process of the same user as the runners. Its CPU time per handshake is subtracted
  * from every run's, so a runner that could write its memory (/proc/<pid>/mem writes through
  * page protections) could make it slow and lower its own latency. This kernel finds the
- * pinger by its command line ("pinger --pinger", under /proc) and tries to open its memory
- * for writing. It computes z = x + y honestly only when it found the pinger and the open was
- * refused; otherwise its outputs are wrong (-1: the pinger was not found, so the probe proved
- * nothing; NaN: its memory was open to the runner). redteam_native.sh expects it to pass. */
+ * pinger (its sibling: the judge's other child while candidate code runs) and tries to open
+ * its memory for writing. It computes z = x + y honestly only when it found the pinger and
+ * the open was refused; otherwise its outputs are wrong (-1: no sibling found, so the probe
+ * proved nothing; NaN: its memory was open to the runner). redteam_native.sh expects it to
+ * pass. */
 #include "redteam_x86.h" /* its text, put in place by redteam_native.sh */
 
 #include <string.h>
 
 #if RT_X86
-/* 1: pid's command line is the pinger's. */
-static int is_pinger(long pid)
+/* The parent pid in /proc/<pid>/stat (the field after the state, after the last ')'). */
+static long parent_of(long pid)
 {
-    static const char want[] = "pinger\0--pinger";
-    char path[64], got[64];
-    proc_path(path, pid, "cmdline");
-    long fd = sys3(2, (long)path, 0, 0), n = fd >= 0 ? sys3(0, fd, (long)got, sizeof(got)) : -1;
+    char path[64], stat[512];
+    proc_path(path, pid, "stat");
+    long fd = sys3(2, (long)path, 0, 0), n = fd >= 0 ? sys3(0, fd, (long)stat, 511) : -1, ppid = 0;
     if (fd >= 0)
         sys3(3, fd, 0, 0);
-    return n >= (long)sizeof(want) && memcmp(got, want, sizeof(want)) == 0;
+    if (n <= 0)
+        return -1;
+    stat[n] = '\0';
+    const char *c = strrchr(stat, ')');
+    if (!c || !c[1] || !c[2] || !c[3])
+        return -1;
+    for (c += 4; *c >= '0' && *c <= '9'; c++) /* ") S 123 ..." */
+        ppid = ppid * 10 + (*c - '0');
+    return ppid;
 }
 
-/* The pinger's pid, scanning /proc with getdents64; 0 when none is found. */
+/* The pinger's pid: another child of this runner's parent (scanning /proc with getdents64);
+ * 0 when none is found. */
 static long find_pinger(void)
 {
     static char buf[1 << 15];
     long fd = sys3(2, (long)"/proc", 0200000 /* O_DIRECTORY */, 0), n, found = 0;
+    long self = sys3(39, 0, 0, 0), parent = sys3(110, 0, 0, 0); /* getpid, getppid */
     while (fd >= 0 && !found && (n = sys3(217, fd, (long)buf, sizeof(buf))) > 0)
         for (long at = 0; at < n && !found;) {
             unsigned short reclen = *(unsigned short *)(buf + at + 16);
@@ -35,7 +45,7 @@ static long find_pinger(void)
             long pid = 0;
             for (const char *c = name; *c >= '0' && *c <= '9'; c++)
                 pid = pid * 10 + (*c - '0');
-            if (pid > 0 && is_pinger(pid))
+            if (pid > 0 && pid != self && parent_of(pid) == parent)
                 found = pid;
             at += reclen;
         }
