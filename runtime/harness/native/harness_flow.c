@@ -813,7 +813,7 @@ double hx_ping(hx_eval *ev, double *window_us)
  * The pinger, forked before the secret exists (its copy of the judge's memory holds the plan
  * only) and non-dumpable like the judge, so that no runner can open its memory and make it
  * slow, which would lower every run's CPU-time latency (red team pinger_mem.c). Asked once
- * at once: a pinger that cannot answer is known, and logged, before the first run.
+ * right away: a pinger that cannot answer is known, and logged, before the first run.
  */
 static void start_pinger(hx_eval *ev)
 {
@@ -826,6 +826,7 @@ static void start_pinger(hx_eval *ev)
         hx_runner_death(&ev->pinger, why, sizeof(why));
         ev->have_pinger = 0;
     }
+    ev->pings = ev->have_pinger;
     if (!ev->have_pinger) {
         hx_log("no pinger (%s): the CPU-time checks use no calibration", why);
         hx_runner_stop(&ev->pinger);
