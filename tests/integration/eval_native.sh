@@ -193,11 +193,20 @@ for _, used, cpus in roles:
 EOF
     # The pinger (the judge's program started again) answered a request before every timed
     # run of both roles: 2 x (1 warm-up + 4 timed), at least.
-    python3 - "$TMP/va-verbose.out" <<'EOF' && ok "the pinger answered every run's calibration request" || fail "the pinger: $(grep -m1 'pinger' "$TMP/va-verbose.err")"
+    python3 - "$TMP/va-verbose.out" <<'EOF' && ok "the pinger answered every run's calibration request; the judge block as documented" || fail "the pinger: $(grep -m1 'pinger' "$TMP/va-verbose.err")"
 import json, sys
 line = [l for l in open(sys.argv[1]) if l.startswith("RESULT_JSON=")][0]
-n = json.loads(line[len("RESULT_JSON="):])["judge"]["pinger_requests"]
-assert n >= 10, n
+judge = json.loads(line[len("RESULT_JSON="):])["judge"]
+assert judge["pinger_requests"] >= 10, judge["pinger_requests"]
+# The block as docs/evaluator.md lists it (CPU: no prep/fetch checks).
+assert set(judge) == {"processes", "fresh_inputs", "timed_runs", "pinger_requests",
+                      "checked_timed_runs_by_shape", "runner_reported_latency_us_by_shape",
+                      "cross_check_by_shape"}, sorted(judge)
+cross = judge["cross_check_by_shape"]["n3m"]
+assert set(cross) == {"attempts", "clean_runs", "reference_clean_runs", "gap", "excess_cpu",
+                      "latency_statistic"}, cross
+for check in ("gap", "excess_cpu"):
+    assert set(cross[check]) == {"candidate_median_us", "reference_us", "limit_us"}, cross[check]
 EOF
 fi
 
