@@ -83,6 +83,7 @@ struct proc_handle {
     struct stream out, err;
     struct timespec start, end;
     int64_t deadline_ms, kill_at_ms, reaped_at_ms, escalated_at_ms;
+    int64_t beat_at_ms; /* the next heartbeat (proc_set_heartbeat); -1: none */
     long grace_ms;
     bool reaped, timed_out, escalated;
     bool ending;     /* the group got SIGTERM (timeout or stop signal); SIGKILL follows */
@@ -107,6 +108,13 @@ struct child_plan {
  * handler writes to so that a poll() in progress wakes up. */
 static volatile sig_atomic_t stop_sig;
 static int stop_pipe[2] = {-1, -1};
+
+/* proc_set_heartbeat's; every_ms 0: off. */
+static struct {
+    void (*fn)(void *arg, double elapsed_s);
+    void *arg;
+    long every_ms;
+} heartbeat;
 
 static int64_t now_ms(void)
 {
@@ -493,6 +501,7 @@ static struct proc_handle *handle_new(const struct proc_spec *spec)
     clock_gettime(CLOCK_MONOTONIC, &h->start);
     if (spec->timeout_ms > 0)
         h->deadline_ms = now_ms() + spec->timeout_ms;
+    h->beat_at_ms = heartbeat.every_ms > 0 ? now_ms() + heartbeat.every_ms : -1;
     return h;
 }
 
@@ -804,11 +813,35 @@ static int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
+void proc_set_heartbeat(void (*fn)(void *arg, double elapsed_s), void *arg, long every_ms)
+{
+    heartbeat.fn = fn;
+    heartbeat.arg = arg;
+    heartbeat.every_ms = fn && every_ms > 0 ? every_ms : 0;
+}
+
+/* The heartbeat, when one is due and the child still runs. */
+static void beat(struct proc_handle *h, int64_t now)
+{
+    if (h->beat_at_ms < 0 || h->reaped || now < h->beat_at_ms)
+        return;
+    if (heartbeat.fn) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        heartbeat.fn(heartbeat.arg, (double)(t.tv_sec - h->start.tv_sec) +
+                                        (double)(t.tv_nsec - h->start.tv_nsec) / 1e9);
+    }
+    /* Turned off meanwhile: -1, never a deadline in the past that poll would spin on. */
+    h->beat_at_ms = heartbeat.every_ms > 0 ? now + heartbeat.every_ms : -1;
+}
+
 static int poll_timeout(const struct proc_handle *h, int64_t now)
 {
     int64_t wake = INT64_MAX, orphan = orphan_deadline(h);
     if (!h->reaped && h->pidfd < 0)
         wake = now + TICK_MS; /* no pidfd: poll waitpid() */
+    if (!h->reaped && h->beat_at_ms >= 0)
+        wake = min64(wake, h->beat_at_ms);
     if (!h->reaped && !h->ending && h->deadline_ms >= 0)
         wake = min64(wake, h->deadline_ms);
     if (h->ending && !h->escalated)
@@ -868,6 +901,7 @@ static int wait_loop(struct proc_handle *h, struct aka_err *err)
             return -1;
         enforce_limits(h, now);
         close_orphaned_pipes(h, now);
+        beat(h, now);
         if (h->reaped && !streams_open(h) && (!h->ending || h->escalated))
             return 0;
         if (unkillable(h, now))

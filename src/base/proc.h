@@ -114,6 +114,14 @@ int proc_stop_signal(void);
 /* -1 with code 128+signal ("interrupted by ...") once a stop signal arrived, else 0. */
 int proc_check_stop(struct aka_err *err);
 
+/*
+ * A heartbeat for long waits: while proc_wait waits on a child, fn(arg, elapsed seconds)
+ * is called every every_ms (the first time every_ms after the child started), so a
+ * command whose job runs for minutes (`aka eval`, `aka profile`) can say it is alive.
+ * Process-wide, like the stop signals; fn NULL or every_ms <= 0 turns it off.
+ */
+void proc_set_heartbeat(void (*fn)(void *arg, double elapsed_s), void *arg, long every_ms);
+
 /* SIGTERM, then SIGKILL after grace (<= 0: 2000 ms), to the whole process group.
  * Returns early once no live (non-zombie) member remains. */
 void proc_kill_group(pid_t pgid, long grace_ms);

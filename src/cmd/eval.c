@@ -37,6 +37,9 @@ static const char notes_text[] =
     "and every result is appended with the kernel's sha256 to\n"
     "<worktree>/.aka/evaluations.jsonl.\n"
     "\n"
+    "While the job runs, \"aka eval: the job is still running (N s)\" goes to stderr\n"
+    "every $ATREX_AKA_HEARTBEAT_S seconds (default 60; 0: never).\n"
+    "\n"
     "exit status: 0 when every case passed, 1 when the candidate failed, 2 on bad\n"
     "input, 75 when the environment (sandbox, toolchain, device, temp directory) is\n"
     "unavailable (also: a transport this build does not have yet), 130/143 when\n"
@@ -385,8 +388,8 @@ static int evaluate_and_report(struct eval_opts *o, const struct aka_eval_episod
     int rc;
     aka_eval_outcome_init(&out);
     /* Ctrl-C or SIGTERM: the job is ended and its directories removed, nothing recorded. */
-    if (proc_catch_stop_signals(&err) < 0 || run(o, ep, &out, &err) < 0 ||
-        proc_check_stop(&err) < 0) {
+    if (proc_catch_stop_signals(&err) < 0 || aka_eval_heartbeat_on("aka eval", &err) < 0 ||
+        run(o, ep, &out, &err) < 0 || proc_check_stop(&err) < 0) {
         aka_eval_outcome_release(&out);
         return aka_err_report(&err);
     }

@@ -26,6 +26,9 @@ static const char usage_text[] =
     "occupancy, registers, shared memory, top stall reasons and the bound, set\n"
     "against the chip's ceilings from the wiki's hardware records.\n";
 static const char notes_text[] =
+    "\nWhile the job runs (a profiler replays every kernel: minutes are normal), \"aka\n"
+    "profile: the job is still running (N s)\" goes to stderr every\n"
+    "$ATREX_AKA_HEARTBEAT_S seconds (default 60; 0: never).\n"
     "\nExit status: 0 with a summary; 2 on a usage error or a malformed export (one\n"
     "line naming the file, line and field); 75 when this machine has no profiler\n"
     "or GPU. See docs/profile.md.\n";
@@ -268,6 +271,8 @@ static int live(struct profile_args *a, const struct aka_app_ctx *ctx, struct ak
     }
     if (rc == 0)
         rc = aka_transport_open(&a->transport, &t, err);
+    if (rc == 0)
+        rc = aka_eval_heartbeat_on("aka profile", err);
     if (rc == 0)
         rc = aka_evaluate(&t, &req, &out, err);
     if (rc == 0) {

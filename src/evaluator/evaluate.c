@@ -15,6 +15,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/proc.h"
 #include "base/sha256.h"
 #include "workspace/workspace.h"
 
@@ -1113,6 +1114,29 @@ static void mark_isolation(struct aka_eval_outcome *out)
     if (!out->result.extra)
         out->result.extra = json_object();
     json_object_set_new(out->result.extra, "sandbox_isolation", json_string(out->isolation));
+}
+
+static void say_still_running(void *command, double elapsed_s)
+{
+    fprintf(stderr, "%s: the job is still running (%.0f s)\n", (const char *)command, elapsed_s);
+}
+
+int aka_eval_heartbeat_on(const char *command, struct aka_err *err)
+{
+    const char *env = getenv("ATREX_AKA_HEARTBEAT_S");
+    char *end = NULL;
+    long s = 60;
+    if (env && *env) {
+        errno = 0;
+        s = strtol(env, &end, 10);
+        if (errno || *end || s < 0 || s > 86400)
+            return aka_err_set(err, AKA_EXIT_USAGE,
+                               "ATREX_AKA_HEARTBEAT_S: expected whole seconds from 0 (never) to "
+                               "86400; got '%s'",
+                               env);
+    }
+    proc_set_heartbeat(s > 0 ? say_still_running : NULL, (void *)command, s * 1000);
+    return 0;
 }
 
 int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_request *req,

@@ -154,8 +154,13 @@ int aka_reference(const aka_tensor *inputs, int n_in, aka_tensor *outputs, int n
 }
 EOF_C
 t0=$(date +%s)
-if ev va-slow 0 --op-dir "$TMP/va_slow" --kernel "$TMP/va_slow/seeds/C/kernel.c" --framework C \
-    --platform cpu --shape-id n4k; then
+if ATREX_AKA_HEARTBEAT_S=1 ev va-slow 0 --op-dir "$TMP/va_slow" \
+    --kernel "$TMP/va_slow/seeds/C/kernel.c" --framework C --platform cpu --shape-id n4k; then
+    # A job of several seconds: the heartbeat said so every second, on stderr only.
+    grep -q '^aka eval: the job is still running ([0-9]* s)$' "$TMP/va-slow.err" &&
+        ! grep -q 'still running' "$TMP/va-slow.out" &&
+        ok "heartbeat: a long job is said to be running, on stderr" ||
+        fail "heartbeat: no 'still running' line on stderr"
     took=$(($(date +%s) - t0))
     python3 - "$TMP/va-slow.out" "$took" <<'EOF_PY' && ok "time budget: the 200 ms reference's schedule was cut (${took} s)" || fail "time budget: $(cat "$TMP/va-slow.err" | tail -3)"
 import json, sys
@@ -208,6 +213,14 @@ assert set(cross) == {"attempts", "clean_runs", "reference_clean_runs", "gap", "
 for check in ("gap", "excess_cpu"):
     assert set(cross[check]) == {"candidate_median_us", "reference_us", "limit_us"}, cross[check]
 EOF
+fi
+
+# A heartbeat interval that is not whole seconds is bad input: exit 2, the variable named.
+if ATREX_AKA_HEARTBEAT_S=1m ev heartbeat-bad 2 --op-dir "$OPS/vector_add" \
+    --kernel "$OPS/vector_add/seeds/C/kernel.c" --framework C --platform cpu --shape-id n4k; then
+    grep -q "ATREX_AKA_HEARTBEAT_S: expected whole seconds" "$TMP/heartbeat-bad.err" &&
+        ok "heartbeat: ATREX_AKA_HEARTBEAT_S=1m is refused (exit 2)" ||
+        fail "heartbeat: the bad value's error does not name the variable"
 fi
 
 # ---- 2. planted wrong candidates ----------------------------------------------------------

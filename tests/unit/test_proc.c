@@ -341,6 +341,49 @@ static void t_timeout(void **state)
     proc_result_release(&r);
 }
 
+struct beats {
+    int n;
+    double last;
+};
+
+static void count_beat(void *arg, double elapsed_s)
+{
+    struct beats *b = arg;
+    assert_true(elapsed_s >= b->last); /* seconds since the child started, never back */
+    b->n++;
+    b->last = elapsed_s;
+}
+
+/* The heartbeat fires every every_ms while a child runs, from about every_ms on; a child
+ * shorter than that gets none, and with the heartbeat off nothing is called. */
+static void t_heartbeat(void **state)
+{
+    struct proc_result r;
+    struct beats b = {0, 0};
+    const char *slow[] = {"sleep", "0.5", NULL}, *quick[] = {"true", NULL};
+    struct proc_spec s = spec_of(slow);
+    int slow_beats, quick_beats;
+    double last;
+    proc_set_heartbeat(count_beat, &b, 100);
+    run_ok(&s, &r);
+    proc_result_release(&r);
+    slow_beats = b.n, last = b.last, b.n = 0;
+    s = spec_of(quick);
+    run_ok(&s, &r);
+    proc_result_release(&r);
+    quick_beats = b.n;
+    proc_set_heartbeat(NULL, NULL, 0); /* before any assert: b lives on this stack only */
+    s = spec_of(slow);
+    run_ok(&s, &r);
+    proc_result_release(&r);
+    /* ~0.1, 0.2, 0.3, 0.4 s and maybe 0.5 before the reap; 3 on a loaded machine */
+    assert_in_range(slow_beats, 3, 5);
+    assert_true(last >= 0.09 && last < 0.7);
+    assert_int_equal(quick_beats, 0);
+    assert_int_equal(b.n, 0); /* off: nothing called */
+    (void)state;
+}
+
 static void t_timeout_kills_group(void **state)
 {
     struct proc_result r;
@@ -528,6 +571,7 @@ int main(void)
         cmocka_unit_test(t_start_failures),
         cmocka_unit_test(t_stdin),
         cmocka_unit_test(t_timeout),
+        cmocka_unit_test(t_heartbeat),
         cmocka_unit_test(t_timeout_kills_group),
         cmocka_unit_test(t_background_holder_does_not_hang),
         cmocka_unit_test(t_escaped_holder_does_not_hang),
