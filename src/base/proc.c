@@ -820,17 +820,26 @@ void proc_set_heartbeat(void (*fn)(void *arg, double elapsed_s), void *arg, long
     heartbeat.every_ms = fn && every_ms > 0 ? every_ms : 0;
 }
 
+long proc_heartbeat_every_ms(void)
+{
+    return heartbeat.every_ms;
+}
+
+void proc_heartbeat_call(double elapsed_s)
+{
+    if (heartbeat.fn)
+        heartbeat.fn(heartbeat.arg, elapsed_s);
+}
+
 /* The heartbeat, when one is due and the child still runs. */
 static void beat(struct proc_handle *h, int64_t now)
 {
     if (h->beat_at_ms < 0 || h->reaped || now < h->beat_at_ms)
         return;
-    if (heartbeat.fn) {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        heartbeat.fn(heartbeat.arg, (double)(t.tv_sec - h->start.tv_sec) +
-                                        (double)(t.tv_nsec - h->start.tv_nsec) / 1e9);
-    }
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    proc_heartbeat_call((double)(t.tv_sec - h->start.tv_sec) +
+                        (double)(t.tv_nsec - h->start.tv_nsec) / 1e9);
     /* Turned off meanwhile: -1, never a deadline in the past that poll would spin on. */
     h->beat_at_ms = heartbeat.every_ms > 0 ? now + heartbeat.every_ms : -1;
 }

@@ -121,6 +121,10 @@ int proc_check_stop(struct aka_err *err);
  * Process-wide, like the stop signals; fn NULL or every_ms <= 0 turns it off.
  */
 void proc_set_heartbeat(void (*fn)(void *arg, double elapsed_s), void *arg, long every_ms);
+/* The same heartbeat for a wait of the caller's own that is not on a child (the evaluation
+ * broker's): its interval (0: off), and one beat for elapsed_s seconds of waiting. */
+long proc_heartbeat_every_ms(void);
+void proc_heartbeat_call(double elapsed_s);
 
 /* SIGTERM, then SIGKILL after grace (<= 0: 2000 ms), to the whole process group.
  * Returns early once no live (non-zombie) member remains. */

@@ -29,6 +29,7 @@
 #include "base/base64.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/proc.h"
 #include "workspace/workspace.h"
 
 #include <pthread.h>
@@ -302,10 +303,17 @@ int aka_eval_broker_call(const char *view, const struct aka_eval_request *req,
                 "run on its transport); waiting\n",
                 id);
     /* No limit of its own: the agent's session timeout ends a wait the supervisor never
-     * answers, and an evaluation's length is the transport's business. */
+     * answers, and an evaluation's length is the transport's business. The heartbeat
+     * (aka_eval_heartbeat_on) says the wait goes on. */
+    long every = proc_heartbeat_every_ms(), next = every, waited = 0;
     while (rc == 0 && !aka_exists(answer.buf)) {
         struct timespec ts = {0, POLL_MS * 1000000L};
         nanosleep(&ts, NULL);
+        waited += POLL_MS;
+        if (every > 0 && waited >= next) {
+            proc_heartbeat_call((double)waited / 1e3);
+            next += every;
+        }
     }
     if (rc == 0)
         rc = read_answer(answer.buf, out, err);

@@ -9,6 +9,7 @@
 
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/proc.h"
 #include "evaluator/evaluator.h"
 #include "workspace/workspace.h"
 
@@ -28,28 +29,41 @@ static int refuse_operator(void *data, struct strbuf *op_dir, struct aka_err *er
     return aka_err_set(err, AKA_EXIT_USAGE, "the operator snapshot changed (test)");
 }
 
-static struct aka_eval_broker *start(const char *view, struct seen *s)
+/* The same refusal after 700 ms: a supervisor busy with the evaluation. */
+static int refuse_slowly(void *data, struct strbuf *op_dir, struct aka_err *err)
+{
+    struct timespec ts = {0, 700 * 1000000L};
+    nanosleep(&ts, NULL);
+    return refuse_operator(data, op_dir, err);
+}
+
+static struct aka_eval_broker *start_with(const char *view, struct seen *s,
+                                          int (*resolve)(void *, struct strbuf *, struct aka_err *))
 {
     struct aka_eval_broker *b = NULL;
     struct aka_err err = AKA_ERR_INIT;
-    struct aka_eval_broker_base base = {.req = {.framework = "C", .platform = "cpu"},
-                                        .resolve = refuse_operator,
-                                        .resolve_data = s};
+    struct aka_eval_broker_base base = {
+        .req = {.framework = "C", .platform = "cpu"}, .resolve = resolve, .resolve_data = s};
     assert_int_equal(aka_eval_broker_start(&b, view, NULL, &base, &err), 0);
     return b;
 }
 
-static void t_round_trip(void **state)
+static struct aka_eval_broker *start(const char *view, struct seen *s)
+{
+    return start_with(view, s, refuse_operator);
+}
+
+/* One request through the broker, refused by resolve; the supervisor's answer names why. */
+static void round_trip(int (*resolve)(void *, struct strbuf *, struct aka_err *))
 {
     struct strbuf view = STRBUF_INIT, kernel = STRBUF_INIT;
     struct strvec none = STRVEC_INIT;
     struct aka_err err = AKA_ERR_INIT;
     struct aka_eval_outcome out;
     struct seen s = {0};
-    (void)state;
     assert_int_equal(aka_make_temp_dir(NULL, "aka-test-broker", &view, &err), 0);
     assert_false(aka_eval_broker_present(view.buf));
-    struct aka_eval_broker *b = start(view.buf, &s);
+    struct aka_eval_broker *b = start_with(view.buf, &s, resolve);
     assert_true(aka_eval_broker_present(view.buf));
     aka_path_join(&kernel, view.buf, "kernel.c");
     assert_int_equal(aka_write_file_plain(kernel.buf, "int x;\n", 7, 0644, &err), 0);
@@ -72,6 +86,40 @@ static void t_round_trip(void **state)
     aka_remove_tree(view.buf, &err);
     strbuf_release(&view);
     strbuf_release(&kernel);
+}
+
+static void t_round_trip(void **state)
+{
+    (void)state;
+    round_trip(refuse_operator);
+}
+
+static void count_beat(void *arg, double elapsed_s)
+{
+    (void)elapsed_s;
+    (*(int *)arg)++;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The agent's side says it is still waiting while the supervisor works: every 200 ms here,
+ * so at least 3 beats for a 700 ms evaluation, and never more than the wait allows. */
+static void t_heartbeat_while_waiting(void **state)
+{
+    int beats = 0;
+    (void)state;
+    proc_set_heartbeat(count_beat, &beats, 200);
+    double t0 = now_s();
+    round_trip(refuse_slowly);
+    double waited = now_s() - t0;
+    proc_set_heartbeat(NULL, NULL, 0);
+    assert_true(beats >= 3);
+    assert_true(beats <= (int)(waited / 0.2) + 1);
 }
 
 /* Plant requests/<id>.json (text, or a link to target) and wait for results/<id>.json. */
@@ -156,6 +204,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_round_trip),
+        cmocka_unit_test(t_heartbeat_while_waiting),
         cmocka_unit_test(t_planted_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
