@@ -18,6 +18,16 @@ struct aka_app_ctx {
 
 typedef int (*aka_cmd_fn)(int argc, char **argv, const struct aka_app_ctx *ctx);
 
+/* The --heartbeat row of `aka eval` and `aka profile` (an int at `offset`; the value goes to
+ * aka_eval_heartbeat_on): base/opts.h parses it, range and environment included. */
+#define AKA_CMD_HEARTBEAT_FLAG(offset)                                                             \
+    {                                                                                              \
+        .name = "--heartbeat", .off = (offset), .kind = AKA_OPT_INT, .lo = 0, .hi = 86400,         \
+        .def = "60", .env = "ATREX_AKA_HEARTBEAT_S", .metavar = "S",                               \
+        .help = "while the job runs (a slow reference or a profiler's replay takes minutes), say " \
+                "so on stderr every S seconds; 0: never"                                           \
+    }
+
 int cmd_eval(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_inspect(int argc, char **argv, const struct aka_app_ctx *ctx);
 int cmd_optimize(int argc, char **argv, const struct aka_app_ctx *ctx);

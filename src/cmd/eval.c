@@ -37,9 +37,6 @@ static const char notes_text[] =
     "and every result is appended with the kernel's sha256 to\n"
     "<worktree>/.aka/evaluations.jsonl.\n"
     "\n"
-    "While the job runs, \"aka eval: the job is still running (N s)\" goes to stderr\n"
-    "every $ATREX_AKA_HEARTBEAT_S seconds (default 60; 0: never).\n"
-    "\n"
     "exit status: 0 when every case passed, 1 when the candidate failed, 2 on bad\n"
     "input, 75 when the environment (sandbox, toolchain, device, temp directory) is\n"
     "unavailable (also: a transport this build does not have yet), 130/143 when\n"
@@ -54,6 +51,7 @@ struct eval_opts {
     struct strvec shape_ids, tune;
     const char *record;
     const char *evaluator; /* "aka" or "official" */
+    int heartbeat;         /* seconds between "still running" lines; 0: none */
     bool json, verbose, help;
 };
 
@@ -100,6 +98,7 @@ static const struct aka_opt flags[] = {
      .def = "-1",
      .metavar = "N",
      .help = "timed runs per shape (default C 25, CUDA/Python 100)"},
+    AKA_CMD_HEARTBEAT_FLAG(OFF(heartbeat)),
     {.name = "--evaluator",
      .off = OFF(evaluator),
      .kind = AKA_OPT_CHOICE,
@@ -388,8 +387,9 @@ static int evaluate_and_report(struct eval_opts *o, const struct aka_eval_episod
     int rc;
     aka_eval_outcome_init(&out);
     /* Ctrl-C or SIGTERM: the job is ended and its directories removed, nothing recorded. */
-    if (proc_catch_stop_signals(&err) < 0 || aka_eval_heartbeat_on("aka eval", &err) < 0 ||
-        run(o, ep, &out, &err) < 0 || proc_check_stop(&err) < 0) {
+    aka_eval_heartbeat_on("aka eval", o->heartbeat);
+    if (proc_catch_stop_signals(&err) < 0 || run(o, ep, &out, &err) < 0 ||
+        proc_check_stop(&err) < 0) {
         aka_eval_outcome_release(&out);
         return aka_err_report(&err);
     }

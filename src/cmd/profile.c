@@ -26,9 +26,6 @@ static const char usage_text[] =
     "occupancy, registers, shared memory, top stall reasons and the bound, set\n"
     "against the chip's ceilings from the wiki's hardware records.\n";
 static const char notes_text[] =
-    "\nWhile the job runs (a profiler replays every kernel: minutes are normal), \"aka\n"
-    "profile: the job is still running (N s)\" goes to stderr every\n"
-    "$ATREX_AKA_HEARTBEAT_S seconds (default 60; 0: never).\n"
     "\nExit status: 0 with a summary; 2 on a usage error or a malformed export (one\n"
     "line naming the file, line and field); 75 when this machine has no profiler\n"
     "or GPU. See docs/profile.md.\n";
@@ -37,7 +34,7 @@ static const char *const levels[] = {"survey", "sol", "deep", NULL};
 
 struct profile_args {
     const char *level, *regex, *shape, *report, *chip, *platform;
-    int top;
+    int top, heartbeat;
     struct strvec metrics;
     bool raw, json, help;
     struct aka_transport_opts transport;
@@ -57,6 +54,7 @@ static const struct aka_opt flags[] = {
      .off = OFF(regex),
      .metavar = "R",
      .help = "only kernels whose demangled name matches R (POSIX extended)"},
+    AKA_CMD_HEARTBEAT_FLAG(OFF(heartbeat)),
     {.name = "--top-kernels",
      .off = OFF(top),
      .kind = AKA_OPT_INT,
@@ -271,10 +269,10 @@ static int live(struct profile_args *a, const struct aka_app_ctx *ctx, struct ak
     }
     if (rc == 0)
         rc = aka_transport_open(&a->transport, &t, err);
-    if (rc == 0)
-        rc = aka_eval_heartbeat_on("aka profile", err);
-    if (rc == 0)
+    if (rc == 0) {
+        aka_eval_heartbeat_on("aka profile", a->heartbeat);
         rc = aka_evaluate(&t, &req, &out, err);
+    }
     if (rc == 0) {
         strbuf_addf(&export, "/%s", AKA_EVAL_PROFILE_EXPORT);
         rc = summarize_export(a, ctx, export.buf, &out, err);

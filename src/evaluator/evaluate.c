@@ -1121,22 +1121,10 @@ static void say_still_running(void *command, double elapsed_s)
     fprintf(stderr, "%s: the job is still running (%.0f s)\n", (const char *)command, elapsed_s);
 }
 
-int aka_eval_heartbeat_on(const char *command, struct aka_err *err)
+void aka_eval_heartbeat_on(const char *command, int seconds)
 {
-    const char *env = getenv("ATREX_AKA_HEARTBEAT_S");
-    char *end = NULL;
-    long s = 60;
-    if (env && *env) {
-        errno = 0;
-        s = strtol(env, &end, 10);
-        if (errno || *end || s < 0 || s > 86400)
-            return aka_err_set(err, AKA_EXIT_USAGE,
-                               "ATREX_AKA_HEARTBEAT_S: expected whole seconds from 0 (never) to "
-                               "86400; got '%s'",
-                               env);
-    }
-    proc_set_heartbeat(s > 0 ? say_still_running : NULL, (void *)command, s * 1000);
-    return 0;
+    proc_set_heartbeat(seconds > 0 ? say_still_running : NULL, (void *)command,
+                       (long)seconds * 1000);
 }
 
 int aka_evaluate(const struct aka_sandbox_transport *t, const struct aka_eval_request *req,

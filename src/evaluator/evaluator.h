@@ -229,14 +229,13 @@ int aka_eval_check_identity(const struct aka_result *r, const char *kernel_sha25
                             const char *eval_id, struct aka_err *err);
 
 /*
- * Say on stderr, every $ATREX_AKA_HEARTBEAT_S seconds (default 60; 0: never) while an
- * evaluation job runs, that `command` ("aka eval", "aka profile") is still waiting on it: a
- * slow reference or a profiler's replay can take minutes, and silence then reads as a hang
- * to a person or an agent. Through proc_set_heartbeat (base/proc.h): jobs of the local,
- * ssh and slurm transports, and an agent's wait on the campaign's broker. A value that is
- * not whole seconds is an error (code 2).
+ * Say on stderr, every `seconds` (0: never) while an evaluation job runs, that `command`
+ * ("aka eval", "aka profile") is still waiting on it: a slow reference or a profiler's
+ * replay can take minutes, and silence then reads as a hang to a person or an agent.
+ * Through proc_set_heartbeat (base/proc.h): jobs of the local, ssh and slurm transports,
+ * and an agent's wait on the campaign's broker.
  */
-int aka_eval_heartbeat_on(const char *command, struct aka_err *err);
+void aka_eval_heartbeat_on(const char *command, int seconds);
 
 /* ---- the machine or the candidate? (health.c) ------------------------------------------- */
 

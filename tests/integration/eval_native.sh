@@ -218,7 +218,8 @@ fi
 # A heartbeat interval that is not whole seconds is bad input: exit 2, the variable named.
 if ATREX_AKA_HEARTBEAT_S=1m ev heartbeat-bad 2 --op-dir "$OPS/vector_add" \
     --kernel "$OPS/vector_add/seeds/C/kernel.c" --framework C --platform cpu --shape-id n4k; then
-    grep -q "ATREX_AKA_HEARTBEAT_S: expected whole seconds" "$TMP/heartbeat-bad.err" &&
+    grep -qF "ATREX_AKA_HEARTBEAT_S: expected an integer in [0, 86400]; got '1m'" \
+        "$TMP/heartbeat-bad.err" &&
         ok "heartbeat: ATREX_AKA_HEARTBEAT_S=1m is refused (exit 2)" ||
         fail "heartbeat: the bad value's error does not name the variable"
 fi
