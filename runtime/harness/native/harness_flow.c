@@ -812,25 +812,20 @@ double hx_ping(hx_eval *ev, double *window_us)
 /*
  * The pinger, forked before the secret exists (its copy of the judge's memory holds the plan
  * only) and non-dumpable like the judge, so that no runner can open its memory and make it
- * slow, which would lower every run's CPU-time latency (red team pinger_mem.c). Asked once
- * right away: a pinger that cannot answer is known, and logged, before the first run.
+ * slow, which would lower every run's CPU-time latency (red team pinger_mem.c). Pinged once
+ * right away: a pinger that died is known, and logged by hx_ping, before the first run.
  */
 static void start_pinger(hx_eval *ev)
 {
     char why[512];
-    hx_call c;
+    double window;
     ev->have_pinger =
         hx_runner_start(&ev->pinger, NULL, "the pinger", HP_CTL_BYTES, why, sizeof(why)) == 0;
     ev->pinger.cpu_window_asleep = cpu_window_asleep(ev);
-    if (ev->have_pinger && hx_runner_request(&ev->pinger, HP_REQ_CALL, 0, &c) != 0) {
-        hx_runner_death(&ev->pinger, why, sizeof(why));
-        ev->have_pinger = 0;
-    }
-    ev->pings = ev->have_pinger;
-    if (!ev->have_pinger) {
+    if (ev->have_pinger)
+        hx_ping(ev, &window);
+    else
         hx_log("no pinger (%s): the CPU-time checks use no calibration", why);
-        hx_runner_stop(&ev->pinger);
-    }
 }
 
 static int alloc_scratch(hx_eval *ev)
