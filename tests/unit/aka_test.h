@@ -19,6 +19,15 @@
 #include "base/fs.h"
 
 #include <stdio.h>
+#include <time.h>
+
+/* Seconds on CLOCK_MONOTONIC, for tests that bound how long something took. */
+static inline double aka_test_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /*
  * A scratch directory shared by every test of a group: pass

@@ -33,23 +33,16 @@ static struct proc_spec spec_of(const char *const *argv)
     return s;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Run and return how long proc_run itself took (wall_seconds stops at the reap). */
 static double run_ok(const struct proc_spec *s, struct proc_result *r)
 {
     struct aka_err err = AKA_ERR_INIT;
-    double t0 = now_s();
+    double t0 = aka_test_now_s();
     int rc = proc_run(s, r, &err);
     if (rc != 0)
         print_error("proc_run failed: %s\n", err.msg);
     assert_int_equal(rc, 0);
-    return now_s() - t0;
+    return aka_test_now_s() - t0;
 }
 
 /* Reap an orphan that was reparented to us and check that SIGKILL ended it. */

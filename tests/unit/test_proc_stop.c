@@ -21,13 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The background sleeper's pid, which the child printed before signalling us. */
 static pid_t printed_pid(const struct proc_result *r)
 {
@@ -69,9 +62,9 @@ static void t_stop_signal_ends_the_group(void **state)
     s.timeout_ms = 60000;
     s.kill_grace_ms = 500;
 
-    double t0 = now_s();
+    double t0 = aka_test_now_s();
     int rc = proc_run(&s, &r, &err);
-    double took = now_s() - t0;
+    double took = aka_test_now_s() - t0;
     assert_int_equal(rc, -1);
     assert_int_equal(err.code, 128 + SIGTERM);
     assert_non_null(strstr(err.msg, "interrupted by SIGTERM"));
