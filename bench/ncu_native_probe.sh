@@ -20,6 +20,7 @@ mkdir -p "$out"
 ncu_on_path
 
 { echo "== CPUs: nproc $(nproc), cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)"
+  cc -O2 -pthread bench/cpu_scaling.c -o /tmp/cpu_scaling && /tmp/cpu_scaling
   bash tests/integration/native_fill.sh | grep -E 'fill of|note|FAIL'; } 2>&1 | tee -a "$out/summary.txt"
 
 # Variants (copies made here, never committed): no-pinger (the judge starts no pinger, its
@@ -35,6 +36,23 @@ variant no-pinger harness_flow.c 's/^    start_pinger(&ev);$/    ev.have_pinger 
   'ev.have_pinger = 0; /\* probe'
 variant no-seccomp runner_loop.c 's/if (rc == 0 \&\& install_filter() != 0) {/if (0 \&\& install_filter() != 0) {/' \
   'if (0 && install_filter'
+# no-close: runners keep every descriptor the judge did not mark close-on-exec (Nsight
+# Compute's tree-tracker pipes among them; 2026-12-06 all three variants above stalled)
+variant no-close judge_runner.c 's/if (syscall(SYS_close_range, HP_FD + 1, ~0U, 0) != 0)/if (0 \&\& syscall(SYS_close_range, HP_FD + 1, ~0U, 0) != 0)/' \
+  'if (0 && syscall(SYS_close_range'
+
+# runner-dumpable: runners stay dumpable (each makes itself non-dumpable at its start, so
+# that no other process can read its memory; inside the sandbox's user namespace, without
+# capabilities, that also closes its /proc entries to the ncu front end); all-dumpable: the
+# judge too.
+variant runner-dumpable runner_loop.c 's/^    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);$/    (void)0; \/\* probe \*\//' \
+  '(void)0; /\* probe'
+variant all-dumpable runner_loop.c 's/^    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);$/    (void)0; \/\* probe \*\//' \
+  '(void)0; /\* probe'
+sed -i 's/if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || hx_take_stdout() < 0) {/if (hx_take_stdout() < 0) { \/\* probe \*\//' \
+  /tmp/ncu-variants/all-dumpable/runtime/harness/native/judge.c
+grep -q 'if (hx_take_stdout() < 0) { /\* probe' /tmp/ncu-variants/all-dumpable/runtime/harness/native/judge.c ||
+  echo "all-dumpable: the judge's edit did not apply" | tee -a "$out/summary.txt"
 
 # sample: every 10 s, each judge, runner and ncu thread's state, wait channel and system call
 sample() {
@@ -52,9 +70,9 @@ sample() {
   done
 }
 
-for v in "$root" /tmp/ncu-variants/no-pinger /tmp/ncu-variants/no-seccomp; do
-  name=$(basename "$v")
-  [ "$v" = "$root" ] && name=tree
+for name in ${VARIANTS:-tree no-pinger no-seccomp no-close runner-dumpable all-dumpable}; do
+  v=/tmp/ncu-variants/$name
+  [ "$name" = tree ] && v=$root
   episode row_sum_cuda seeds/Cuda/kernel.cu Cuda "$AKA_PLATFORM" bwrap
   sample >"$out/$name.sample" 2>&1 &
   watcher=$!
