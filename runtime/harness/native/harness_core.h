@@ -157,10 +157,10 @@ double hx_now_us(void);
  * hx_pin_runner applies the runners' set in a forked child. */
 void hx_pin(void);
 void hx_pin_runner(void);
-/* How many CPUs the evaluation has (1 when unknown); hx_spread lets the calling thread
- * (a helper of the judge's, never the judge's own) run on any of them. */
+/* How many CPUs the evaluation has (1 when unknown); hx_pin_helper moves the calling thread
+ * (a helper of the judge's, never the judge's own) off the judge's CPU, onto the runners'. */
 int hx_cpus(void);
-void hx_spread(void);
+void hx_pin_helper(void);
 /* memcpy / memset whose bytes end in memory and in no CPU cache (dst 64-byte aligned). */
 void hx_stream_copy(void *dst, const void *src, size_t n);
 void hx_stream_fill(void *dst, unsigned char byte, size_t n);

@@ -252,7 +252,7 @@ static void fill_part_run(fill_part *p)
 
 static void *fill_worker(void *arg)
 {
-    hx_spread(); /* a worker may use every CPU of the evaluation, not only the judge's */
+    hx_pin_helper(); /* off the judge's CPU at once */
     fill_part_run(arg);
     return NULL;
 }

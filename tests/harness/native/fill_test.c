@@ -7,8 +7,9 @@
  *     hx_pin, several after), so an evaluation's inputs are the same on any host;
  *   - each 2^20-element chunk has its own stream (no chunk repeats another), every
  *     value is in [-1, 1), and another copy index gives other values;
- *   - the judge's own thread keeps the single CPU hx_pin gave it (only the helpers
- *     spread over the others);
+ *   - the judge's own thread keeps the single CPU hx_pin gave it, and a helper
+ *     (hx_pin_helper) runs on the others only: a helper left on the judge's CPU shared
+ *     it with the judge's thread and the helpers gained nothing;
  *   - a tensor of one chunk gets the sequential generator's values (chunk 0 is the
  *     stream hx_fill_timed always used);
  *   - hx_fill_gen (what the judge computes for a device-generated timed input) is
@@ -23,6 +24,7 @@
 #include "harness_core.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +97,32 @@ static int64_t changed_at(float *g, const hx_tensor *big, int64_t i, int64_t k)
     return hx_check_gen(g, big, 0x5EED, 1);
 }
 
+/* A helper's CPUs after hx_pin_helper: none of the judge's, at least one. */
+static void *helper_cpus(void *arg)
+{
+    cpu_set_t *set = arg;
+    hx_pin_helper();
+    if (sched_getaffinity(0, sizeof(*set), set) != 0)
+        CPU_ZERO(set);
+    return NULL;
+}
+
+static void check_helper_cpus(void)
+{
+    cpu_set_t judge, helper, both;
+    pthread_t tid;
+    if (hx_cpus() < 2) {
+        printf("note: one CPU here: no helper runs, so none is moved\n");
+        return;
+    }
+    check(sched_getaffinity(0, sizeof(judge), &judge) == 0 &&
+              pthread_create(&tid, NULL, helper_cpus, &helper) == 0 && pthread_join(tid, NULL) == 0,
+          "a helper thread reports its CPUs");
+    CPU_AND(&both, &judge, &helper);
+    check(CPU_COUNT(&helper) >= 1 && CPU_COUNT(&both) == 0,
+          "a helper runs on CPUs the judge's thread does not hold");
+}
+
 static void check_compare(const hx_tensor *big)
 {
     float *g = malloc(big->bytes);
@@ -153,5 +181,6 @@ int main(void)
     free(one), free(many), free(other), free(small_one);
     check_gen(&big);
     check_compare(&big);
+    check_helper_cpus();
     return failures ? 1 : 0;
 }
