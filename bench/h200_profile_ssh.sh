@@ -34,17 +34,40 @@ note() { echo "== $* ($(date -u +%T))"; }
 profile_one() {
     local tag=$1 op=$2 kernel=$3 fw=$4 shape=$5 iso=$6 regex=$7 t0
     episode "$op" "$kernel" "$fw" "$AKA_PLATFORM" "$iso"
-    note "eval $tag ($iso)"
-    t0=$(date +%s%N)
-    (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 aka eval --shape-id "$shape" \
-        --json >"$out/$tag.eval.json" 2>"$out/$tag.eval.err")
-    echo "eval exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-    tail -3 "$out/$tag.eval.err"
+    local timing
+    # EVAL_TIMINGS: the evaluations beside the profile, one per --timing (default: the
+    # operator's own); the last one's JSON is the $tag.eval.json the summary reads.
+    for timing in ${EVAL_TIMINGS:-default}; do
+        note "eval $tag ($iso, timing $timing)"
+        t0=$(date +%s%N)
+        (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 aka eval --shape-id "$shape" \
+            $([ "$timing" = default ] || echo "--timing $timing") \
+            --json >"$out/$tag.eval.json" 2>"$out/$tag.eval.err")
+        echo "eval exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+        tail -3 "$out/$tag.eval.err"
+        cp "$out/$tag.eval.json" "$out/$tag.eval-$timing.json"
+        python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); t = r.get("timing", {})
+print("eval", sys.argv[2], t.get("method"), r.get("latency_us_by_shape") or r.get("latency_us"))' \
+            "$out/$tag.eval.json" "$timing" 2>/dev/null || true
+    done
+    # STACKS=S: every S seconds while the profile runs, each judge and runner thread's user
+    # stack (eu-stack, carried in .devcarry/eus; root outside the sandbox may read them)
+    local stacker=
+    if [ -n "${STACKS:-}" ] && [ -x .devcarry/eus/eu-stack ]; then
+        (while sleep "$STACKS"; do
+            for p in $(pgrep -f '^\./(refrun|candrun|judge plan)'); do
+                echo "--- $(date -u +%T) pid $p $(tr '\0' ' ' <"/proc/$p/cmdline")"
+                LD_LIBRARY_PATH=$root/.devcarry/eus timeout 20 "$root/.devcarry/eus/eu-stack" -p "$p" 2>&1 | head -150
+            done
+        done) >"$out/$tag.stacks" 2>&1 &
+        stacker=$!
+    fi
     note "profile $tag ($iso)"
     t0=$(date +%s%N)
     (cd "$WT" && ATREX_AKA_WORKSPACE=$WS ATREX_AKA_EPISODE=e0001 aka profile --shape-id "$shape" \
         --level "${PROFILE_LEVEL:-sol}" --chip "$AKA_CHIP" --kernel-regex "$regex" --json >"$out/$tag.profile.json" 2>"$out/$tag.profile.err")
     echo "profile exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    [ -z "$stacker" ] || kill "$stacker" 2>/dev/null
     tail -5 "$out/$tag.profile.err"
     cp "$WT/.aka/profiles/raw/profile.csv" "$out/$tag.ncu_raw.csv" 2>/dev/null &&
         echo "export: $(wc -c <"$out/$tag.ncu_raw.csv") bytes"

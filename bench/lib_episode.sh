@@ -1,15 +1,17 @@
 # lib_episode.sh — sourced by bench scripts that run `aka eval` / `aka profile` as an agent
 # would inside an episode, without a campaign: the episode worktree is made by hand, as
 # tests/integration/eval_native.sh makes one (a workspace with .aka/campaign.json and a
-# worktree holding the kernel). Needs $out (where the episodes go) and $root (the checkout).
+# worktree holding the kernel). Needs $root (the checkout).
 #
 # episode OP KERNEL FRAMEWORK PLATFORM ISOLATION [OP_DIR]: a workspace and worktree under
-# $out/ep-OP with KERNEL (a path under the operator's directory, or absolute) as the kernel;
-# sets WS and WT.
+# $EPISODES/ep-OP (default /tmp/aka-episodes: never under a device call's $OUT, of which at
+# most 8 files come back, so that an episode's files cannot crowd out the results) with
+# KERNEL (a path under the operator's directory, or absolute) as the kernel; sets WS and WT.
 episode() {
     local op=$1 kernel=$2 fw=$3 platform=$4 iso=$5 dir=${6:-$root/examples/ops/$1}
-    WS=$out/ep-$op/ws WT=$out/ep-$op/wt
-    rm -rf "$out/ep-$op"
+    local top=${EPISODES:-/tmp/aka-episodes}/ep-$op
+    WS=$top/ws WT=$top/wt
+    rm -rf "$top"
     mkdir -p "$WS/.aka" "$WT"
     echo "gitdir: $WS/.git/worktrees/e0001" >"$WT/.git"
     case $kernel in /*) cp "$kernel" "$WT/" ;; *) cp "$dir/$kernel" "$WT/" ;; esac

@@ -35,4 +35,16 @@ for t in /usr/sbin/sshd /usr/bin/ssh /usr/bin/ssh-keygen; do
     "$(basename "$t")" >".devcarry/ssh/bin/$(basename "$t")"
   chmod 755 ".devcarry/ssh/bin/$(basename "$t")"
 done
+# eu-stack (Debian's elfutils, with its libdw and libelf): bench/ncu_native_probe.sh reads a
+# stalled process's user stacks with it; optional, the probe goes on without it.
+tmp=$(mktemp -d)
+if (cd "$tmp" && apt-get download elfutils libdw1 libelf1 >/dev/null 2>&1); then
+  mkdir -p .devcarry/eus
+  for d in "$tmp"/*.deb; do dpkg -x "$d" "$tmp/x"; done
+  cp "$tmp/x/usr/bin/eu-stack" .devcarry/eus/
+  cp -L "$tmp"/x/usr/lib/x86_64-linux-gnu/libdw.so.1 "$tmp"/x/usr/lib/x86_64-linux-gnu/libelf.so.1 .devcarry/eus/
+else
+  echo "make_devcarry: elfutils not downloaded: no eu-stack in .devcarry" >&2
+fi
+rm -rf "$tmp"
 du -sh .devcarry
