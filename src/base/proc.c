@@ -820,15 +820,25 @@ void proc_set_heartbeat(void (*fn)(void *arg, double elapsed_s), void *arg, long
     heartbeat.every_ms = fn && every_ms > 0 ? every_ms : 0;
 }
 
-long proc_heartbeat_every_ms(void)
-{
-    return heartbeat.every_ms;
-}
-
-void proc_heartbeat_call(double elapsed_s)
+static void heartbeat_call(double elapsed_s)
 {
     if (heartbeat.fn)
         heartbeat.fn(heartbeat.arg, elapsed_s);
+}
+
+void proc_own_wait_start(struct proc_own_wait *w)
+{
+    w->start_ms = now_ms();
+    w->beat_at_ms = heartbeat.every_ms > 0 ? w->start_ms + heartbeat.every_ms : -1;
+}
+
+void proc_own_wait_tick(struct proc_own_wait *w)
+{
+    int64_t now = now_ms();
+    if (w->beat_at_ms < 0 || now < w->beat_at_ms)
+        return;
+    heartbeat_call((double)(now - w->start_ms) / 1e3);
+    w->beat_at_ms = heartbeat.every_ms > 0 ? now + heartbeat.every_ms : -1;
 }
 
 /* The heartbeat, when one is due and the child still runs. */
@@ -838,8 +848,8 @@ static void beat(struct proc_handle *h, int64_t now)
         return;
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    proc_heartbeat_call((double)(t.tv_sec - h->start.tv_sec) +
-                        (double)(t.tv_nsec - h->start.tv_nsec) / 1e9);
+    heartbeat_call((double)(t.tv_sec - h->start.tv_sec) +
+                   (double)(t.tv_nsec - h->start.tv_nsec) / 1e9);
     /* Turned off meanwhile: -1, never a deadline in the past that poll would spin on. */
     h->beat_at_ms = heartbeat.every_ms > 0 ? now + heartbeat.every_ms : -1;
 }

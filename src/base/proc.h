@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 enum proc_capture {
@@ -122,9 +123,14 @@ int proc_check_stop(struct aka_err *err);
  */
 void proc_set_heartbeat(void (*fn)(void *arg, double elapsed_s), void *arg, long every_ms);
 /* The same heartbeat for a wait of the caller's own that is not on a child (the evaluation
- * broker's): its interval (0: off), and one beat for elapsed_s seconds of waiting. */
-long proc_heartbeat_every_ms(void);
-void proc_heartbeat_call(double elapsed_s);
+ * broker's poll for its answer, the gateway transport's long-polls): start it when the wait
+ * begins, then tick it as often as the wait wakes (at least once a second); a tick beats
+ * when one is due. */
+struct proc_own_wait {
+    int64_t start_ms, beat_at_ms; /* beat_at_ms -1: no heartbeat */
+};
+void proc_own_wait_start(struct proc_own_wait *w);
+void proc_own_wait_tick(struct proc_own_wait *w);
 
 /* SIGTERM, then SIGKILL after grace (<= 0: 2000 ms), to the whole process group.
  * Returns early once no live (non-zombie) member remains. */

@@ -305,15 +305,12 @@ int aka_eval_broker_call(const char *view, const struct aka_eval_request *req,
     /* No limit of its own: the agent's session timeout ends a wait the supervisor never
      * answers, and an evaluation's length is the transport's business. The heartbeat
      * (aka_eval_heartbeat_on) says the wait goes on. */
-    long every = proc_heartbeat_every_ms(), next = every, waited = 0;
+    struct proc_own_wait wait;
+    proc_own_wait_start(&wait);
     while (rc == 0 && !aka_exists(answer.buf)) {
         struct timespec ts = {0, POLL_MS * 1000000L};
         nanosleep(&ts, NULL);
-        waited += POLL_MS;
-        if (every > 0 && waited >= next) {
-            proc_heartbeat_call((double)waited / 1e3);
-            next += every;
-        }
+        proc_own_wait_tick(&wait);
     }
     if (rc == 0)
         rc = read_answer(answer.buf, out, err);

@@ -49,8 +49,10 @@ struct gw_call {
     json_t *final; /* the ended job's view */
     char route[32];
     char job_id[64];
-    struct strbuf record; /* the recorded request's path */
-    struct strbuf tmp;    /* where artifacts land before the checks */
+    struct strbuf record;      /* the recorded request's path */
+    struct strbuf tmp;         /* where artifacts land before the checks */
+    struct proc_own_wait wait; /* the job's wait, for the heartbeat */
+    bool waiting;              /* wait_done is long-polling */
 };
 
 /* ---- HTTP ---- */
@@ -61,10 +63,15 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
     return size * n;
 }
 
-/* A stop signal ends a transfer in progress (a long-poll may last GW_POLL_S). */
+/* A stop signal ends a transfer in progress (a long-poll may last GW_POLL_S). libcurl calls
+ * this about once a second while a transfer waits, which also keeps the heartbeat going
+ * through a long-poll. */
 static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
 {
-    (void)arg, (void)a, (void)b, (void)c, (void)d;
+    struct gw_call *g = arg;
+    (void)a, (void)b, (void)c, (void)d;
+    if (g->waiting)
+        proc_own_wait_tick(&g->wait);
     return proc_stop_signal() != 0;
 }
 
@@ -292,6 +299,8 @@ static int wait_done(struct gw_call *g, long budget_s, struct aka_err *err)
     time_t end = time(NULL) + budget_s;
     int rc = 0;
     strbuf_addf(&path, "/v1/jobs/%s?wait=true&timeout=%d", g->job_id, GW_POLL_S);
+    proc_own_wait_start(&g->wait);
+    g->waiting = true;
     while (rc == 0 && !g->final) {
         json_t *v = NULL;
         rc = http(g, "GET", path.buf, NULL, GW_POLL_S, &v, err);
@@ -304,7 +313,9 @@ static int wait_done(struct gw_call *g, long budget_s, struct aka_err *err)
                              "gateway %s: job %s did not end within %ld s (queue and run)",
                              g->o->url, g->job_id, budget_s);
         json_decref(v);
+        proc_own_wait_tick(&g->wait);
     }
+    g->waiting = false;
     if (rc < 0 && g->job_id[0])
         cancel(g);
     strbuf_release(&path);
@@ -505,6 +516,7 @@ static int call_init(struct gw_call *g, const struct aka_sandbox_gateway_opts *o
     curl_easy_setopt(g->curl, CURLOPT_CONNECTTIMEOUT, 10L);
     curl_easy_setopt(g->curl, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(g->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(g->curl, CURLOPT_XFERINFODATA, g);
     curl_easy_setopt(g->curl, CURLOPT_PROTOCOLS_STR, "http,https");
     strbuf_release(&tok);
     strbuf_release(&h);

@@ -315,6 +315,34 @@ for cand in "$OPS/vector_add/seeds/C/kernel.c" "$SRC/tests/redteam/native/wrong_
     else fail "$(basename "$cand"): local exit $lrc '$lv', gateway exit $grc '$gv': $(tail -3 "$TMP/gw.err")"; fi
 done
 grep -q 'sandbox bwrap\|sandbox none' "$TMP/gw.err" || true
+# The heartbeat goes on while the client long-polls the gateway: a candidate that waits
+# 300 ms a call makes a job of several seconds.
+cat >"$TMP/slow_kernel.c" <<'EOF_C'
+/* vector_add, but every call first waits 300 ms. */
+#define _POSIX_C_SOURCE 199309L
+#include "aka_native_abi.h"
+#include <time.h>
+
+int aka_kernel(const aka_tensor *inputs, int n_in, aka_tensor *outputs, int n_out,
+               const aka_params *params)
+{
+    struct timespec ts = {0, 300000000L};
+    (void)params;
+    if (n_in != 2 || n_out != 1)
+        return AKA_ERR_SHAPE;
+    nanosleep(&ts, NULL);
+    const float *x = inputs[0].data, *y = inputs[1].data;
+    float *z = outputs[0].data;
+    for (int64_t i = 0; i < outputs[0].shape[0]; i++)
+        z[i] = x[i] + y[i];
+    return AKA_OK;
+}
+EOF_C
+"$AKA" eval "${EV[@]}" --shape-id n4k --kernel "$TMP/slow_kernel.c" "${GW[@]}" --heartbeat 1 \
+    >"$TMP/hb.out" 2>"$TMP/hb.err"
+grep -q '^aka eval: the job is still running ([0-9]* s)$' "$TMP/hb.err" &&
+    ok "heartbeat through the gateway: the client says the job is still running" ||
+    fail "heartbeat through the gateway: no 'still running' line: $(tail -3 "$TMP/hb.err")"
 echo hello >"$TMP/in.txt"
 (cd "$TMP" && "$AKA" sandbox run "${GW[@]}" --input in.txt --sync out/r.txt --artifact-dir "$TMP/arts" \
     -- sh -c 'mkdir out; cat in.txt > out/r.txt; echo shipped; exit 3' >"$TMP/run.out" 2>&1); rc=$?
