@@ -83,7 +83,7 @@ struct proc_handle {
     struct stream out, err;
     struct timespec start, end;
     int64_t deadline_ms, kill_at_ms, reaped_at_ms, escalated_at_ms;
-    int64_t beat_at_ms; /* the next heartbeat (proc_set_heartbeat); -1: none */
+    struct proc_beat beat; /* the heartbeat while it waits (proc_set_heartbeat) */
     long grace_ms;
     bool reaped, timed_out, escalated;
     bool ending;     /* the group got SIGTERM (timeout or stop signal); SIGKILL follows */
@@ -501,7 +501,7 @@ static struct proc_handle *handle_new(const struct proc_spec *spec)
     clock_gettime(CLOCK_MONOTONIC, &h->start);
     if (spec->timeout_ms > 0)
         h->deadline_ms = now_ms() + spec->timeout_ms;
-    h->beat_at_ms = heartbeat.every_ms > 0 ? now_ms() + heartbeat.every_ms : -1;
+    proc_beat_start(&h->beat);
     return h;
 }
 
@@ -820,38 +820,28 @@ void proc_set_heartbeat(void (*fn)(void *arg, double elapsed_s), void *arg, long
     heartbeat.every_ms = fn && every_ms > 0 ? every_ms : 0;
 }
 
-static void heartbeat_call(double elapsed_s)
-{
-    if (heartbeat.fn)
-        heartbeat.fn(heartbeat.arg, elapsed_s);
-}
-
-void proc_own_wait_start(struct proc_own_wait *w)
+void proc_beat_start(struct proc_beat *w)
 {
     w->start_ms = now_ms();
     w->beat_at_ms = heartbeat.every_ms > 0 ? w->start_ms + heartbeat.every_ms : -1;
 }
 
-void proc_own_wait_tick(struct proc_own_wait *w)
+void proc_beat_tick(struct proc_beat *w)
 {
     int64_t now = now_ms();
     if (w->beat_at_ms < 0 || now < w->beat_at_ms)
         return;
-    heartbeat_call((double)(now - w->start_ms) / 1e3);
+    if (heartbeat.fn)
+        heartbeat.fn(heartbeat.arg, (double)(now - w->start_ms) / 1e3);
+    /* Turned off meanwhile: -1, never a deadline in the past that poll would spin on. */
     w->beat_at_ms = heartbeat.every_ms > 0 ? now + heartbeat.every_ms : -1;
 }
 
 /* The heartbeat, when one is due and the child still runs. */
-static void beat(struct proc_handle *h, int64_t now)
+static void beat(struct proc_handle *h)
 {
-    if (h->beat_at_ms < 0 || h->reaped || now < h->beat_at_ms)
-        return;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    heartbeat_call((double)(t.tv_sec - h->start.tv_sec) +
-                   (double)(t.tv_nsec - h->start.tv_nsec) / 1e9);
-    /* Turned off meanwhile: -1, never a deadline in the past that poll would spin on. */
-    h->beat_at_ms = heartbeat.every_ms > 0 ? now + heartbeat.every_ms : -1;
+    if (!h->reaped)
+        proc_beat_tick(&h->beat);
 }
 
 static int poll_timeout(const struct proc_handle *h, int64_t now)
@@ -859,8 +849,8 @@ static int poll_timeout(const struct proc_handle *h, int64_t now)
     int64_t wake = INT64_MAX, orphan = orphan_deadline(h);
     if (!h->reaped && h->pidfd < 0)
         wake = now + TICK_MS; /* no pidfd: poll waitpid() */
-    if (!h->reaped && h->beat_at_ms >= 0)
-        wake = min64(wake, h->beat_at_ms);
+    if (!h->reaped && h->beat.beat_at_ms >= 0)
+        wake = min64(wake, h->beat.beat_at_ms);
     if (!h->reaped && !h->ending && h->deadline_ms >= 0)
         wake = min64(wake, h->deadline_ms);
     if (h->ending && !h->escalated)
@@ -920,7 +910,7 @@ static int wait_loop(struct proc_handle *h, struct aka_err *err)
             return -1;
         enforce_limits(h, now);
         close_orphaned_pipes(h, now);
-        beat(h, now);
+        beat(h);
         if (h->reaped && !streams_open(h) && (!h->ending || h->escalated))
             return 0;
         if (unkillable(h, now))

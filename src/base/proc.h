@@ -122,15 +122,16 @@ int proc_check_stop(struct aka_err *err);
  * Process-wide, like the stop signals; fn NULL or every_ms <= 0 turns it off.
  */
 void proc_set_heartbeat(void (*fn)(void *arg, double elapsed_s), void *arg, long every_ms);
-/* The same heartbeat for a wait of the caller's own that is not on a child (the evaluation
- * broker's poll for its answer, the gateway transport's long-polls): start it when the wait
- * begins, then tick it as often as the wait wakes (at least once a second); a tick beats
- * when one is due. */
-struct proc_own_wait {
+/* One wait's heartbeat: proc_wait keeps one for the child it waits on, and a wait of the
+ * caller's own that is not on a child (the evaluation broker's poll for its answer, the
+ * gateway transport's long-polls) keeps its own: start it when the wait begins, then tick
+ * it as often as the wait wakes (at least once a second); a tick beats when one is due,
+ * with the seconds since the start. */
+struct proc_beat {
     int64_t start_ms, beat_at_ms; /* beat_at_ms -1: no heartbeat */
 };
-void proc_own_wait_start(struct proc_own_wait *w);
-void proc_own_wait_tick(struct proc_own_wait *w);
+void proc_beat_start(struct proc_beat *w);
+void proc_beat_tick(struct proc_beat *w);
 
 /* SIGTERM, then SIGKILL after grace (<= 0: 2000 ms), to the whole process group.
  * Returns early once no live (non-zombie) member remains. */

@@ -305,12 +305,12 @@ int aka_eval_broker_call(const char *view, const struct aka_eval_request *req,
     /* No limit of its own: the agent's session timeout ends a wait the supervisor never
      * answers, and an evaluation's length is the transport's business. The heartbeat
      * (aka_eval_heartbeat_on) says the wait goes on. */
-    struct proc_own_wait wait;
-    proc_own_wait_start(&wait);
+    struct proc_beat wait;
+    proc_beat_start(&wait);
     while (rc == 0 && !aka_exists(answer.buf)) {
         struct timespec ts = {0, POLL_MS * 1000000L};
         nanosleep(&ts, NULL);
-        proc_own_wait_tick(&wait);
+        proc_beat_tick(&wait);
     }
     if (rc == 0)
         rc = read_answer(answer.buf, out, err);

@@ -49,10 +49,10 @@ struct gw_call {
     json_t *final; /* the ended job's view */
     char route[32];
     char job_id[64];
-    struct strbuf record;      /* the recorded request's path */
-    struct strbuf tmp;         /* where artifacts land before the checks */
-    struct proc_own_wait wait; /* the job's wait, for the heartbeat */
-    bool waiting;              /* wait_done is long-polling */
+    struct strbuf record;  /* the recorded request's path */
+    struct strbuf tmp;     /* where artifacts land before the checks */
+    struct proc_beat wait; /* the job's wait, for the heartbeat */
+    bool waiting;          /* wait_done is long-polling */
 };
 
 /* ---- HTTP ---- */
@@ -71,7 +71,7 @@ static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl
     struct gw_call *g = arg;
     (void)a, (void)b, (void)c, (void)d;
     if (g->waiting)
-        proc_own_wait_tick(&g->wait);
+        proc_beat_tick(&g->wait);
     return proc_stop_signal() != 0;
 }
 
@@ -299,7 +299,7 @@ static int wait_done(struct gw_call *g, long budget_s, struct aka_err *err)
     time_t end = time(NULL) + budget_s;
     int rc = 0;
     strbuf_addf(&path, "/v1/jobs/%s?wait=true&timeout=%d", g->job_id, GW_POLL_S);
-    proc_own_wait_start(&g->wait);
+    proc_beat_start(&g->wait);
     g->waiting = true;
     while (rc == 0 && !g->final) {
         json_t *v = NULL;
@@ -313,7 +313,7 @@ static int wait_done(struct gw_call *g, long budget_s, struct aka_err *err)
                              "gateway %s: job %s did not end within %ld s (queue and run)",
                              g->o->url, g->job_id, budget_s);
         json_decref(v);
-        proc_own_wait_tick(&g->wait);
+        proc_beat_tick(&g->wait);
     }
     g->waiting = false;
     if (rc < 0 && g->job_id[0])

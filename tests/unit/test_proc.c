@@ -379,24 +379,24 @@ static void t_heartbeat(void **state)
 
 /* A wait of the caller's own: ticks every 20 ms for 0.35 s beat at ~0.1, 0.2, 0.3 s with
  * the elapsed time since the start; no beat before the first interval, none when off. */
-static void t_own_wait_heartbeat(void **state)
+static void t_beat_own_wait(void **state)
 {
     struct beats b = {0, 0};
-    struct proc_own_wait w;
+    struct proc_beat w;
     struct timespec tick = {0, 20 * 1000000L};
     int on_beats, early_beats, off_beats;
     double last;
     proc_set_heartbeat(count_beat, &b, 100);
-    proc_own_wait_start(&w);
-    proc_own_wait_tick(&w);
+    proc_beat_start(&w);
+    proc_beat_tick(&w);
     early_beats = b.n;
     for (double t0 = aka_test_now_s(); aka_test_now_s() - t0 < 0.35;)
-        nanosleep(&tick, NULL), proc_own_wait_tick(&w);
+        nanosleep(&tick, NULL), proc_beat_tick(&w);
     on_beats = b.n, last = b.last, b.n = 0;
     proc_set_heartbeat(NULL, NULL, 0);
-    proc_own_wait_start(&w);
+    proc_beat_start(&w);
     for (int i = 0; i < 10; i++)
-        nanosleep(&tick, NULL), proc_own_wait_tick(&w);
+        nanosleep(&tick, NULL), proc_beat_tick(&w);
     off_beats = b.n;
     assert_int_equal(early_beats, 0);
     assert_in_range(on_beats, 2, 3); /* 2 when a loaded machine stretches the ticks */
@@ -593,7 +593,7 @@ int main(void)
         cmocka_unit_test(t_stdin),
         cmocka_unit_test(t_timeout),
         cmocka_unit_test(t_heartbeat),
-        cmocka_unit_test(t_own_wait_heartbeat),
+        cmocka_unit_test(t_beat_own_wait),
         cmocka_unit_test(t_timeout_kills_group),
         cmocka_unit_test(t_background_holder_does_not_hang),
         cmocka_unit_test(t_escaped_holder_does_not_hang),
