@@ -12,7 +12,10 @@ cmake --build build -j"$(nproc)"
 # The main job: a short campaign on the bundled native C matmul, on the CPU,
 # driven by the built-in tuner (no LLM, no network): V0, V1 from the seed
 # kernel, then up to eight tuning episodes (--max-iters 9: v2..v9), stopping
-# early after four in a row without a promotion; a rerun resumes.
+# early after four in a row without a promotion; a rerun resumes. A campaign keeps
+# the harness it started with: after an update that changed runtime/, a rerun is
+# refused (exit 2) until AKA_SETUP_WORKSPACE names a new workspace or the old one
+# is moved away.
 ws=${AKA_SETUP_WORKSPACE:-$PWD/build/campaigns}
 mkdir -p "$ws"
 echo

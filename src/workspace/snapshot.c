@@ -230,7 +230,8 @@ int aka_ws_assets_verify(const json_t *pinned, const char *repo_root, const char
         rc = aka_err_set(err, AKA_EXIT_USAGE,
                          "%s/%s: %s since the campaign pinned the asset tree (%s: assets); "
                          "refusing: a campaign evaluates with the harness, prompts and skills "
-                         "it started with",
+                         "it started with (to use this tree, start a new campaign: another "
+                         "--workspace, or move that campaign's directory away)",
                          repo_root, name, how, pinned_in);
     json_decref(now);
     return rc;
