@@ -50,16 +50,10 @@ profile_one() {
 print("eval", sys.argv[2], t.get("method"), r.get("latency_us_by_shape") or r.get("latency_us"))' \
             "$out/$tag.eval.json" "$timing" 2>/dev/null || true
     done
-    # STACKS=S: every S seconds while the profile runs, each judge and runner thread's user
-    # stack (eu-stack, carried in .devcarry/eus; root outside the sandbox may read them)
+    # STACKS=S: every S seconds while the profile runs, the judge's and runners' user stacks
     local stacker=
-    if [ -n "${STACKS:-}" ] && [ -x .devcarry/eus/eu-stack ]; then
-        (while sleep "$STACKS"; do
-            for p in $(pgrep -f '^\./(refrun|candrun|judge plan)'); do
-                echo "--- $(date -u +%T) pid $p $(tr '\0' ' ' <"/proc/$p/cmdline")"
-                LD_LIBRARY_PATH=$root/.devcarry/eus timeout 20 "$root/.devcarry/eus/eu-stack" -p "$p" 2>&1 | head -150
-            done
-        done) >"$out/$tag.stacks" 2>&1 &
+    if [ -n "${STACKS:-}" ]; then
+        (while sleep "$STACKS"; do user_stacks; done) >"$out/$tag.stacks" 2>&1 &
         stacker=$!
     fi
     note "profile $tag ($iso)"

@@ -25,3 +25,15 @@ episode() {
 ncu_on_path() {
     for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
 }
+
+# user_stacks: every judge and runner process's user stacks, for a job that stalls
+# (eu-stack, which bench/make_devcarry.sh carries in .devcarry/eus; root outside the
+# sandbox may read them). Prints nothing where eu-stack was not carried.
+user_stacks() {
+    local eus=$root/.devcarry/eus p
+    [ -x "$eus/eu-stack" ] || return 0
+    for p in $(pgrep -f '^\./(refrun|candrun|judge plan)'); do
+        echo "--- stack $(date -u +%T) pid $p $(tr '\0' ' ' <"/proc/$p/cmdline")"
+        LD_LIBRARY_PATH=$eus timeout 15 "$eus/eu-stack" -p "$p" 2>&1 | head -150
+    done
+}

@@ -55,20 +55,15 @@ grep -q 'if (hx_take_stdout() < 0) { /\* probe' /tmp/ncu-variants/all-dumpable/r
   echo "all-dumpable: the judge's edit did not apply" | tee -a "$out/summary.txt"
 
 # sample: every 10 s, each judge, runner and ncu thread's state, wait channel and system call;
-# at 40 s also the judge's and runners' user stacks (eu-stack, carried in .devcarry/eus by
-# hand: elfutils' eu-stack with its libdw and libelf). On 2026-12-06 (H100) that showed the
-# stalled reference runner inside cudaGetDeviceCount -> cuGetProcAddress_v2, waiting on a
-# condition while Nsight Compute's injection threads waited on theirs.
+# at 40 s also the judge's and runners' user stacks (user_stacks, bench/lib_episode.sh). On
+# 2026-12-06 (H100) that showed the stalled reference runner inside cudaGetDeviceCount ->
+# cuGetProcAddress_v2, waiting on a condition while Nsight Compute's injection threads
+# waited on theirs.
 sample() {
   local t=0
   while sleep 10; do
     t=$((t + 10))
-    if [ "$t" = 40 ] && [ -x "$root/.devcarry/eus/eu-stack" ]; then
-      for p in $(pgrep -f '^\./(refrun|candrun|judge plan)'); do
-        echo "--- stack $(date -u +%T) pid $p"
-        LD_LIBRARY_PATH=$root/.devcarry/eus timeout 15 "$root/.devcarry/eus/eu-stack" -p "$p" | head -120
-      done
-    fi
+    [ "$t" = 40 ] && user_stacks
     # the ncu front end too: a front end blocked writing to a full pipe would leave every
     # injected process waiting on it
     for p in $(pgrep -f '^\./(refrun|candrun|judge plan)') $(pgrep -x ncu); do
