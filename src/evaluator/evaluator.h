@@ -233,7 +233,7 @@ int aka_eval_check_identity(const struct aka_result *r, const char *kernel_sha25
  * ("aka eval", "aka profile") is still waiting on it: a slow reference or a profiler's
  * replay can take minutes, and silence then reads as a hang to a person or an agent.
  * Through proc_set_heartbeat (base/proc.h): jobs of the local, ssh and slurm transports,
- * and an agent's wait on the campaign's broker.
+ * an agent's wait on the campaign's broker and the gateway transport's long-polls.
  */
 void aka_eval_heartbeat_on(const char *command, int seconds);
 
