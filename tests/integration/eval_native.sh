@@ -196,8 +196,8 @@ assert sorted(r[0] for r in roles) == ["candidate", "reference"], roles
 for _, used, cpus in roles:
     assert int(used) == min(int(cpus), 8, 3), (used, cpus)
 EOF
-    # The pinger (forked from the judge before the secret exists) answered a request before every timed
-    # run of both roles: 2 x (1 warm-up + 4 timed), at least.
+    # The pinger (forked from the judge before the secret exists) answered a request before
+    # every timed run of both roles: 2 x (1 warm-up + 4 timed), at least.
     python3 - "$TMP/va-verbose.out" <<'EOF' && ok "the pinger answered every run's calibration request; the judge block as documented" || fail "the pinger: $(grep -m1 'pinger' "$TMP/va-verbose.err")"
 import json, sys
 line = [l for l in open(sys.argv[1]) if l.startswith("RESULT_JSON=")][0]
