@@ -263,10 +263,11 @@ profile) part_profile ;;
 ssh) part_ssh ;;
 overhead) part_overhead ;;
 cache) part_cache ;;
-native) # the native CUDA seed by duration only (--level survey: one ncu pass per launch);
-    # NATIVE_SHAPE picks the shape (default the largest, r4096_c4096)
+native) # the native CUDA seed, by default by duration only (--level survey: one ncu pass per
+    # launch; PROFILE_LEVEL=sol adds memory SOL and DRAM throughput); NATIVE_SHAPE picks the
+    # shape (default the largest, r4096_c4096)
     ncu_on_path
-    PROFILE_LEVEL=survey profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda \
+    PROFILE_LEVEL=${PROFILE_LEVEL:-survey} profile_one row_sum_cuda row_sum_cuda seeds/Cuda/kernel.cu Cuda \
         "${NATIVE_SHAPE:-r4096_c4096}" bwrap '^row_sum\(' ;;
 triton) ncu_on_path; profile_triton ;;
 all) # the Triton profile only (the native one replays ~300 s), the probe, the ssh campaign
