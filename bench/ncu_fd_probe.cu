@@ -14,7 +14,8 @@
 // does for HP_FD); closeall (every descriptor from 3 closed); runnerlike (exactly what
 // judge_runner.c's exec_runner does: stdin /dev/null, stdout on stderr, the memfd at 3,
 // every descriptor above it closed, PDEATHSIG, pinned off the parent's CPU); pinned (the
-// parent pinned to its first CPU first, as hx_pin does, then plain).
+// parent pinned to its first CPU first, as hx_pin does, then plain; it stays pinned for
+// the variants after it, so name it last).
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
