@@ -211,7 +211,7 @@ typedef struct hx_call {
     double cpu_us;            /* its CPU time from the last time it was seen asleep to now */
     double cpu_window_us;     /* of that, what it used between go and done (CALL) */
     double reported_us;       /* the runner's own measurement (CALL) */
-    double ping_us;           /* the pinger's CPU time for a request right before this one */
+    double ping_us;           /* the pinger's CPU time for a request now (ping_now's median) */
     double ping_window_us;    /* of that, what it used between go and done */
     char error[HX_ERROR_TEXT];
 } hx_call;

@@ -18,7 +18,8 @@
  * How many microseconds is "a few" depends on the machine and the moment (waking a
  * sleeping virtual CPU costs tens of them): the pinger, a child of the judge that answers
  * every request at once through the same handshake on the runners' CPUs, is asked right
- * before each timed call, and its CPU time is what an honest runner's overhead costs now.
+ * before each timed call, and the median of its recent answers is what an honest runner's
+ * overhead costs now (harness_timing.c, ping_now).
  *
  * Waiting: for a call expected to take over 1 ms (the previous call's window),
  * FUTEX_WAIT first through 80% of it less 200 us; then a spin with a pause
