@@ -25,6 +25,9 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Candidates that keep state across the processes of one evaluation (loaded_first_timing.py)
+# keep it in the temporary directory: this run's own.
+export TMPDIR=$tmp
 export PYTHONPATH="$src/runtime/harness/python"
 export OMP_NUM_THREADS=1
 wrong="$src/tests/harness/python/wrong"
@@ -90,6 +93,10 @@ if [ -d "$rms" ]; then
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/rename_cache.py" $ids
   case_ rms_loaded_first_timing --pass --field judge.cross_check_retimed=2 -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" $ids \
+    --cases 1
+  case_ rms_slow_first_process --pass --field judge.cross_check_retimed=1 \
+    --diag-contains 'in a fresh candidate process' -- \
+    --op-dir "$rms" --kernel "$src/tests/harness/python/honest/slow_first_process.py" $ids \
     --cases 1
   case_ rms_slow_now_and_then --pass --diag-contains 'the mean carries them' -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/slow_now_and_then.py" \
