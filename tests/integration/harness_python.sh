@@ -94,9 +94,9 @@ if [ -d "$rms" ]; then
   case_ rms_loaded_first_timing --pass --field judge.cross_check_retimed=2 -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" $ids \
     --cases 1
-  case_ rms_slow_first_process --pass --field judge.cross_check_retimed=1 \
-    --diag-contains 'in a fresh candidate process' -- \
-    --op-dir "$rms" --kernel "$src/tests/harness/python/honest/slow_first_process.py" $ids \
+  AKA_TEST_BURN_WHEN=first_process case_ rms_slow_first_process --pass \
+    --field judge.cross_check_retimed=1 --diag-contains 'in a fresh candidate process' -- \
+    --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" $ids \
     --cases 1
   case_ rms_slow_now_and_then --pass --diag-contains 'the mean carries them' -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/slow_now_and_then.py" \
