@@ -93,6 +93,10 @@ def main() -> int:
     sizes = op_bytes(op_dir)
     status = json.loads(subprocess.run(["aka", "status", ws, "--json"], capture_output=True,
                                        text=True, check=True).stdout)
+    if not status.get("incumbent"):
+        print(f"bandwidth_table.py: {ws}: the campaign has no incumbent (no version passed)",
+              file=sys.stderr)
+        return 1
     version = status["incumbent"]["version"]
     rec = json.loads(subprocess.run(["aka", "memory", "show", str(version), "--workspace", ws],
                                     capture_output=True, text=True, check=True).stdout)

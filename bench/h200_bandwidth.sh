@@ -47,7 +47,15 @@ for spec in ${OPS:-row_sum_cuda:Cuda rmsnorm:Triton silu_and_mul:Triton rope:Tri
   [ -n "$camp" ] || { tail -5 "$out/$op/optimize.err" | tee -a "$out/summary.txt"; continue; }
   cp "$camp"/memory/v*.json "$out/$op/" 2>/dev/null
   aka status "$camp" | tee -a "$out/summary.txt"
-  commit=$(aka status "$camp" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["incumbent"]["commit"])')
+  # No incumbent (V0 failed, or the limit came first): its row says so, and the next operator runs.
+  commit=$(aka status "$camp" --json |
+    python3 -c 'import json,sys; print((json.load(sys.stdin).get("incumbent") or {}).get("commit") or "")' 2>/dev/null)
+  if [ -z "$commit" ]; then
+    echo "| $op | no incumbent: $(cat "$camp"/memory/v0.failed.json 2>/dev/null |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["quality_gate"]["failure_reason"][:160])' 2>/dev/null ||
+      echo 'see its optimize.err') | | | | | |" | tee -a "$out/table.md" "$out/summary.txt"
+    continue
+  fi
   file=kernel.py && [ "$fw" = Cuda ] && file=kernel.cu
   mkdir -p "$out/$op/incumbent"
   git -C "$camp" show "$commit:$file" >"$out/$op/incumbent/$file"
