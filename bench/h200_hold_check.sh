@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # h200_hold_check.sh — the three GPU seeds (rmsnorm and silu_and_mul Triton, row_sum_cuda
 # Cuda) through `aka eval` on a lent GPU, each one's exit, wall time and per-shape
-# latencies (mean and median); results in $OUT. Carry .devcarry (bench/make_devcarry.sh).
+# latencies (mean and median), with --platform nvidia/h200 as written; results in $OUT.
+# Carry .devcarry (bench/make_devcarry.sh).
 cd "$(dirname "$0")/.." || exit 1
 : "${OUT:?OUT must name the results directory}"
 . bench/device_install.sh
