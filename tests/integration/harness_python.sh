@@ -94,10 +94,17 @@ if [ -d "$rms" ]; then
   case_ rms_loaded_first_timing --pass --field judge.cross_check_retimed=2 -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" $ids \
     --cases 1
-  AKA_TEST_BURN_WHEN=first_process case_ rms_slow_first_process --pass \
+  # Each evaluation that keeps state across its processes gets its own temporary directory.
+  mkdir -p "$tmp/first_process" "$tmp/import_once"
+  TMPDIR=$tmp/first_process AKA_TEST_BURN_WHEN=first_process case_ rms_slow_first_process --pass \
     --field judge.cross_check_retimed=1 --diag-contains 'in a fresh candidate process' -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" $ids \
     --cases 1
+  TMPDIR=$tmp/import_once AKA_TEST_BURN_WHEN=first_process AKA_TEST_IMPORT_ONCE=1 \
+    case_ rms_repeat_cannot_start \
+    --fail --stage candidate_runtime --contains 'did not start again for a repeated timing' -- \
+    --op-dir "$rms" --kernel "$src/tests/harness/python/honest/loaded_first_timing.py" \
+    --shape-id 0 --cases 1
   case_ rms_slow_now_and_then --pass --diag-contains 'the mean carries them' -- \
     --op-dir "$rms" --kernel "$src/tests/harness/python/honest/slow_now_and_then.py" \
     --shape-id 0 --cases 1 --timed-runs 20

@@ -19,6 +19,10 @@ which makes a timing look like tampering, on these calls (AKA_TEST_BURN_WHEN):
 Either way the judge must time the shape again (judge.TIMING_ATTEMPTS), in a fresh
 process for ``first_process``, pass it, and name the repeat; a judge that accuses on one
 disagreeing timing, or repeats in the process that failed, fails this candidate.
+
+With AKA_TEST_IMPORT_ONCE=1 (and ``first_process``) a later process cannot import this
+file at all: the repeat's fresh process does not start, which the judge must report as a
+candidate failure that names the repeated timing (its error path), not as tampering.
 """
 import os
 import tempfile
@@ -49,6 +53,8 @@ def _first(name: str) -> bool:
 
 
 _FIRST_PROCESS = _WHEN == "first_process" and _first("first-process")
+if _WHEN == "first_process" and not _FIRST_PROCESS and os.environ.get("AKA_TEST_IMPORT_ONCE"):
+    raise ImportError("loaded_first_timing.py: imported once only (AKA_TEST_IMPORT_ONCE)")
 
 
 def _burns(shape: tuple[int, ...], n: int) -> bool:
