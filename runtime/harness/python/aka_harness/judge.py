@@ -692,6 +692,12 @@ class Judge:
         self.cand = group
         return group
 
+    def _broken(self) -> tuple[str, str]:
+        """(stage, message) of why the candidate cannot load: cand_broken holds the stage and
+        the message joined by a NUL, or a bare message whose stage is candidate_runtime."""
+        stage, _, msg = (self.cand_broken or "").partition("\0")
+        return (stage, msg) if msg else ("candidate_runtime", stage)
+
     def _note_span(self, reply: dict[str, Any], role: str) -> None:
         """Say why a runner asked for kernel spans times with events instead."""
         why = reply.get("kernel_span_why")
@@ -704,8 +710,7 @@ class Judge:
         with self._phase("candidate_start"):
             started = self._candidate()
         if started is None:  # kernel.py does not load: the whole evaluation fails
-            stage, _, msg = (self.cand_broken or "").partition("\0")
-            raise Abort(EXIT_FAIL, stage if msg else "candidate_runtime", msg or stage)
+            raise Abort(EXIT_FAIL, *self._broken())
         for sid in self.ids:
             data = self.shapes[sid]
             if data.failed:
@@ -713,9 +718,7 @@ class Judge:
             log(f"shape {sid}: candidate")
             group = self._candidate()
             if group is None:
-                stage, _, msg = (self.cand_broken or "").partition("\0")
-                if not msg:
-                    stage, msg = "candidate_runtime", stage
+                stage, msg = self._broken()
                 if not self.result.failures or self.result.failures[-1].message != msg:
                     self.result.diagnose(stage, msg)
                 self._fail(sid, Failure(sid, stage, msg))
@@ -945,8 +948,7 @@ class Judge:
             self.cand = None
         group = self._candidate()
         if group is None:
-            stage, _, msg = (self.cand_broken or "").partition("\0")
-            raise RunnerLost(f"did not start again for a repeated timing: {msg or stage}")
+            raise RunnerLost(f"did not start again for a repeated timing: {self._broken()[1]}")
         msg = self._setup_shape(group, data)
         if msg is not None:
             raise RunnerLost(f"could not be set up again for a repeated timing: {msg}")
