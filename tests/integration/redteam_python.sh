@@ -68,6 +68,8 @@ run modify_inputs fail '^inputs modified during a call' "$red/modify_inputs.py" 
 run move_work_out charged:1.5 '' "$red/move_work_out.py" "${rms[@]}"
 run inherited_fds fail 'elements outside atol' "$red/inherited_fds.py" "${rms[@]}"
 run defer_thread fail '^output of a timed run is wrong' "$red/defer_thread.py" "${rms[@]}"
+run restart_then_cheat fail '^output of a timed run is wrong' "$red/restart_then_cheat.py" \
+  "${rms[@]}"
 run read_judge fail 'elements outside atol' "$red/read_judge.py" "${rms[@]}"
 run sol_dps_skip_write fail '^output of a timed run is wrong' "$red/sol_dps_skip_write.py" \
   "${rope[@]}"
