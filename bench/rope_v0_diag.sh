@@ -32,7 +32,7 @@ print(f"{sys.argv[2]}: pass={r.get('all_pass')} lat={r.get('latency_us_by_shape'
 for f in r.get("failures") or []:
     print("  failure:", str(f)[:300])
 for sid, xc in sorted((j.get("cross_check_by_shape") or {}).items()):
-    print("  cross-check", sid[-4:], json.dumps(xc, sort_keys=True)[:400])
+    print("  cross-check", sid[-4:], json.dumps(xc, sort_keys=True)[:1200])
 EOF
 }
 

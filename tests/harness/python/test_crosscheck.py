@@ -77,5 +77,21 @@ class OutCheck(unittest.TestCase):
         self.assertEqual(s.fetched_out, [4.0])
 
 
+class RunnerPath(unittest.TestCase):
+    """The runner's own account of its path: shown, never trusted as a figure."""
+
+    def test_medians_of_the_valid_parts_only(self):
+        s = xc.Samples()
+        s.paths += [{"launch_us": 10.0, "cupti_us": 300.0, "records": 12.0},
+                    {"launch_us": 30.0, "cupti_us": -1.0, "records": "many"},
+                    {"launch_us": 20.0, "cupti_us": float("nan"), "extra": 5.0},
+                    "not a dict", None]
+        self.assertEqual(xc.path_medians(s),
+                         {"launch_us": 20.0, "cupti_us": 300.0, "records": 12.0})
+
+    def test_no_account_is_empty(self):
+        self.assertEqual(xc.path_medians(xc.Samples()), {})
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -146,6 +146,19 @@ class FakeLibrary(unittest.TestCase):
         self.assertEqual(len(synced), 3)
         self.assertEqual(len(span._free), 1)
 
+    def test_a_call_says_where_its_host_time_went(self):
+        span, _ = ks.KernelSpan.open()
+        span.time(lambda: None, lambda: None)
+        self.assertEqual(sorted(span.path), ["cupti_us", "launch_us", "records", "sync_us"])
+        self.assertEqual(span.path["records"], 5.0)  # two launches, three activities
+        self.assertTrue(all(v >= 0 for v in span.path.values()))
+
+    def test_a_drain_drops_what_was_buffered(self):
+        span, _ = ks.KernelSpan.open()
+        span.drain()
+        self.assertEqual((span.records.launches, span.records.activities), ([], []))
+        self.assertEqual(span.time(lambda: 1, lambda: None), (1, 2.4))
+
     def test_no_activity_is_none(self):
         os.environ["FAKE_CUPTI_EMPTY"] = "1"
         span, _ = ks.KernelSpan.open()

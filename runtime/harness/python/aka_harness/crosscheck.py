@@ -104,6 +104,9 @@ class Samples:
     # The latency of each run the verdict uses: the runner's events on a device; on a
     # CPU the judge's own clocks (cpu_latencies).
     latency: list[float] = field(default_factory=list)
+    # What the runner says of its own path around each call (timing.py, RunTimer.path):
+    # untrusted, shown beside the judge's clocks to explain a gap, never checked.
+    paths: list[Any] = field(default_factory=list)
 
     def add(self, reported: float, stage: float, wall: float, out: float,
             fetched: bool = True) -> None:
@@ -145,6 +148,20 @@ class Samples:
             return None
         mean = statistics.fmean(self.latency)
         return statistics.stdev(self.latency) / mean if mean > 0 else None
+
+
+PATH_KEYS = ("launch_us", "sync_us", "cupti_us", "records")
+
+
+def path_medians(samples: Samples) -> dict[str, float]:
+    """The median of each part of the runners' own account of their path (PATH_KEYS),
+    over the runs that reported it as a valid figure; the rest of a report is ignored."""
+    out = {}
+    for key in PATH_KEYS:
+        values = [p[key] for p in samples.paths if isinstance(p, dict) and valid_report(p.get(key))]
+        if values:
+            out[key] = round(statistics.median(values), 1)
+    return out
 
 
 def valid_report(value: Any) -> bool:

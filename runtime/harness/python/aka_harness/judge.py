@@ -643,6 +643,7 @@ class Judge:
             t2, t3 = done[r].arrived_ns, outs[r].arrived_ns
             timed.wall[r].add(float(us), (t1 - t0) / 1000.0, (t2 - t_go) / 1000.0,
                               (t3 - t2) / 1000.0, self._fetches(data, run))
+            timed.wall[r].paths.append(rep.get("path"))
         if role != "candidate":
             return
         self.stats.timed_runs += 1
@@ -1012,7 +1013,12 @@ class Judge:
                           "ack_us": _round1(_median(w0.acked_out)),
                           "ref_ack_us": _round1(_median(ref.wall[0].acked_out) if ref else None),
                           "stage_us": _round1(_median(w0.stage)),
-                          "ref_stage_us": _round1(_median(ref.wall[0].stage) if ref else None)}
+                          "ref_stage_us": _round1(_median(ref.wall[0].stage) if ref else None),
+                          # The runners' own account of the path around the call (host
+                          # launch, synchronize, CUPTI's flush): untrusted, for explaining
+                          # a gap, not part of any check.
+                          "runner_path_us": xc.path_medians(w0),
+                          "ref_runner_path_us": xc.path_medians(ref.wall[0]) if ref else {}}
         if self.device == "cpu":
             base = data.ref_bases[0] if data.ref_bases else None
             self.gaps[sid].update({

@@ -279,7 +279,7 @@ class Runner:
 
     def _stage(self, inputs: Any) -> None:
         """Fresh inputs into the staged buffers; destination outputs poisoned again."""
-        assert self.launch is not None
+        assert self.launch is not None and self.timer is not None
         if not refill(self.staged, inputs):
             if self.graph is not None:
                 raise RuntimeError("inputs of this shape change structure between calls; a "
@@ -290,6 +290,7 @@ class Runner:
         for t in self.launch.outs:
             cmp.poison_(t, 0)
         self._sync()
+        self.timer.drain()
 
     def run(self, inputs: Any, chan: Channel) -> dict[str, Any]:
         """One timed run: stage the inputs and reply "ready"; on the judge's "go", time the
@@ -315,7 +316,7 @@ class Runner:
             return {"error": "protocol", "message": "a timed run without its go"}
         self.coll.barrier()  # ranks start each call together
         ret, us = self.timer.once(self.timed_fn)
-        chan.send({"us": us})
+        chan.send({"us": us, "path": self.timer.path})
         # Wait for the judge before anything else: while this process sleeps here the
         # kernel has brought its CPU time up to date, so the judge's reading after the
         # latency's arrival covers the call (procs.py, window_cpu_ns).

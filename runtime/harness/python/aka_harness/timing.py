@@ -91,6 +91,10 @@ class RunTimer:
         self._hold_cycles: Optional[int] = None
         self.span_asked = False  # the judge asked for kernel spans: no hold either way
         self.span: Optional[KernelSpan] = None
+        # The last GPU call's host-side account (launch, synchronize, CUPTI's flush), in
+        # us: what the runner says of its own path, shown to the user beside the judge's
+        # clocks when a cross-check needs explaining; no verdict reads it.
+        self.path: dict[str, float] = {}
 
     def start_span(self) -> Optional[str]:
         """Time calls by kernel span from now on; why not, when CUPTI cannot start."""
@@ -131,6 +135,7 @@ class RunTimer:
 
     def once(self, fn: Callable[[], Any]) -> tuple[Any, float]:
         """One timed call: (what it returned, microseconds)."""
+        self.path = {}
         if not self.on_gpu:
             t0 = time.perf_counter_ns()
             ret = fn()
@@ -150,16 +155,28 @@ class RunTimer:
         if not self.span_asked:
             self._hold()
         start.record()
+        c0 = time.perf_counter_ns()
         ret = fn()
+        c1 = time.perf_counter_ns()
         end.record()
         self._sync()
+        self.path = {"launch_us": (c1 - c0) / 1000.0,
+                     "sync_us": (time.perf_counter_ns() - c1) / 1000.0}
         return ret, start.elapsed_time(end) * 1000.0
+
+    def drain(self) -> None:
+        """Before a timed call, once its staged inputs are synchronized: CUPTI's buffered
+        records delivered and dropped (kernel_span.py, drain), so the call's window
+        parses only its own."""
+        if self.span is not None:
+            self.span.drain()
 
     def _once_span(self, fn: Callable[[], Any]) -> tuple[Any, float]:
         assert self.span is not None
         self._flush_l2()
         t0 = time.perf_counter_ns()
         ret, us = self.span.time(fn, self._sync)
+        self.path = self.span.path
         if us is None:  # no GPU activity recorded: the host clock, flush included
             us = (time.perf_counter_ns() - t0) / 1000.0
         return ret, us

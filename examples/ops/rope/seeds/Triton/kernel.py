@@ -13,7 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
-# aka:tune BLOCK_TOKENS in {0, 1, 2, 4, 8}
+# aka:tune BLOCK_TOKENS in {0, 1, 2, 4, 8, 16}
 BLOCK_TOKENS = 0
 # aka:tune NUM_WARPS in {1, 2, 4, 8}
 NUM_WARPS = 1
