@@ -1013,13 +1013,14 @@ class Judge:
                           "ack_us": _round1(_median(w0.acked_out)),
                           "ref_ack_us": _round1(_median(ref.wall[0].acked_out) if ref else None),
                           "stage_us": _round1(_median(w0.stage)),
-                          "ref_stage_us": _round1(_median(ref.wall[0].stage) if ref else None),
-                          # The runners' own account of the path around the call (host
-                          # launch, synchronize, CUPTI's flush): untrusted, for explaining
-                          # a gap, not part of any check.
-                          "runner_path_us": xc.path_medians(w0),
-                          "ref_runner_path_us": xc.path_medians(ref.wall[0]) if ref else {}}
-        if self.device == "cpu":
+                          "ref_stage_us": _round1(_median(ref.wall[0].stage) if ref else None)}
+        if self.device != "cpu":
+            # The runners' own account of the path around the call (host launch,
+            # synchronize, CUPTI's flush): untrusted, for explaining a gap, in no check.
+            self.gaps[sid].update({
+                "runner_path_us": xc.path_medians(w0),
+                "ref_runner_path_us": xc.path_medians(ref.wall[0]) if ref else {}})
+        else:
             base = data.ref_bases[0] if data.ref_bases else None
             self.gaps[sid].update({
                 "outside_cpu_us": _round1(_median(timed.outside)),
