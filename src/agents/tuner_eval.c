@@ -17,6 +17,8 @@
 #include <string.h>
 
 #define EVAL_OUT_CAP ((size_t)4 << 20)
+/* What is kept of the evaluation's stderr: its progress and, last, why it gave no verdict. */
+#define EVAL_ERR_CAP ((size_t)1 << 20)
 
 static void build_argv(const struct tune_ctx *c, const size_t *knobs, struct strvec *argv)
 {
@@ -50,6 +52,35 @@ static int read_verdict(const struct proc_result *pr, struct tune_trial *t, stru
     return 0;
 }
 
+/* The last non-empty line of an evaluation's stderr: its own account of why it stopped. */
+static void last_line(const struct strbuf *text, struct strbuf *line)
+{
+    size_t end = text->len;
+    while (end > 0 && (text->buf[end - 1] == '\n' || text->buf[end - 1] == '\r'))
+        end--;
+    size_t start = end;
+    while (start > 0 && text->buf[start - 1] != '\n')
+        start--;
+    strbuf_add(line, text->buf + start, end - start);
+}
+
+/*
+ * An exit other than 0 or 1 is no verdict (2: bad usage, 75: the environment). Its stderr
+ * was kept, and passed on to ours whole, so that the reason it gives reaches the episode's
+ * record and not only the agent's log (a GPU campaign whose every trial exited 75 showed
+ * nothing else).
+ */
+static int no_verdict(const struct proc_result *pr, struct aka_err *err)
+{
+    struct strbuf why = STRBUF_INIT;
+    last_line(&pr->err, &why);
+    int rc = aka_err_set(err, pr->exit_code == 2 ? AKA_EXIT_USAGE : AKA_EXIT_ENV,
+                         "aka eval exited with status %d (no verdict)%s%s", pr->exit_code,
+                         why.len ? ": " : "", why.buf);
+    strbuf_release(&why);
+    return rc;
+}
+
 static int run_eval(struct tune_ctx *c, const size_t *knobs, struct tune_trial *t,
                     struct aka_err *err)
 {
@@ -63,12 +94,13 @@ static int run_eval(struct tune_ctx *c, const size_t *knobs, struct tune_trial *
                              .env = (const char *const *)env.v,
                              .out_mode = PROC_TO_BUFFER,
                              .out_cap = EVAL_OUT_CAP,
-                             .err_mode = PROC_INHERIT};
+                             .err_mode = PROC_TO_BUFFER,
+                             .err_cap = EVAL_ERR_CAP};
     proc_result_init(&pr);
     rc = proc_run(&spec, &pr, err);
+    fwrite(pr.err.buf, 1, pr.err.len, stderr);
     if (rc == 0 && pr.exit_code != 0 && pr.exit_code != 1)
-        rc = aka_err_set(err, pr.exit_code == 2 ? AKA_EXIT_USAGE : AKA_EXIT_ENV,
-                         "aka eval exited with status %d (no verdict)", pr.exit_code);
+        rc = no_verdict(&pr, err);
     if (rc == 0)
         rc = read_verdict(&pr, t, err);
     proc_result_release(&pr);

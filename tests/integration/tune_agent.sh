@@ -14,7 +14,9 @@
 #   3b. the same exhausted space in a fast episode ($ATREX_AKA_FAST_TRIALS=2, as
 #      the supervisor sets it): exactly 2 trials, both re-measurements of the
 #      incumbent as committed, then pivot;
-#   4. a malformed annotation is reported with file:line and ends blocked.
+#   4. a malformed annotation is reported with file:line and ends blocked;
+#   5. an `aka eval` that exits 75 (no verdict) ends blocked with its own reason in the
+#      journal (the reason is the last line of its stderr, which is passed on too).
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -euo pipefail
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
@@ -202,6 +204,28 @@ assert h["status"] == "blocked", h
 assert j["outcome"]["summary"].startswith("kernel.c:") and "malformed" in j["outcome"]["summary"], j
 EOF
 echo "ok: malformed annotation → blocked, reported as kernel.c:LINE"
+
+# ---- 5. an evaluation with no verdict ends blocked, naming why ---------------------------------
+# Its sandbox temp directory ($TMPDIR) does not exist, so every `aka eval` exits 75; the
+# reason it prints must reach the journal, not only the agent's stderr.
+WS4=$TMP/ws4
+make_episode "$WS4"
+brief "$WS4" 1 full
+(cd "$WS4" && TMPDIR=$TMP/absent ATREX_AKA_WORKSPACE=$WS4 ATREX_AKA_EPISODE=$EPISODE \
+    "$AKA" tune-agent --brief .aka/BRIEF.md --effort max "${EVAL[@]}") \
+    >"$TMP/run5.out" 2>"$TMP/run5.err" || true
+python3 - "$WS4" "$TMP/absent" <<'EOF'
+import json, sys
+ws, absent = sys.argv[1], sys.argv[2]
+h = json.load(open(f"{ws}/.aka/handoff.json"))
+j = json.load(open(f"{ws}/.aka/journal.json"))
+assert h["status"] == "blocked", h
+summary = j["outcome"]["summary"]
+assert "exited with status 75 (no verdict)" in summary and absent in summary, summary
+EOF
+grep -q "sandbox temp directory $TMP/absent" "$TMP/run5.err" ||
+    { echo "FAIL: the evaluation's stderr did not reach the agent's"; exit 1; }
+echo "ok: an evaluation with no verdict → blocked, its reason in the journal"
 
 # Usage errors exit 2 before anything is written.
 set +e
