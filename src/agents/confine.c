@@ -194,8 +194,25 @@ static int add_operator_paths(struct confine *cf, struct aka_err *err)
     return rc;
 }
 
+/*
+ * The bwrap the agent is confined with, when it lies outside the system directories (a
+ * user's own build, a module tree, a carried binary): the agent's own `aka eval` sandboxes
+ * its jobs with the bwrap it finds in PATH, and without this bind it finds none and every
+ * evaluation exits 75 (every GPU trial of the 2026-12-06 campaigns did). The agent gains
+ * nothing a system bwrap would not give it.
+ */
+static int add_bwrap(struct confine *cf, const char *bwrap, struct aka_err *err)
+{
+    struct strbuf real = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    const char *path = aka_realpath(bwrap, &real, &ignored) == 0 ? real.buf : bwrap;
+    int rc = in_system(path) ? 0 : add(cf, AKA_VIEW_RO, bwrap, "bwrap", err);
+    strbuf_release(&real);
+    return rc;
+}
+
 static int build_view(struct confine *cf, const char *argv0, const char *prompt_file,
-                      struct aka_err *err)
+                      const char *bwrap, struct aka_err *err)
 {
     const struct aka_agent_request *req = cf->req;
     struct strbuf p = STRBUF_INIT;
@@ -214,6 +231,8 @@ static int build_view(struct confine *cf, const char *argv0, const char *prompt_
         rc = add(cf, AKA_VIEW_RO, p.buf, "the asset tree's runtime/", err);
     if (rc == 0)
         rc = add_self(cf, err);
+    if (rc == 0)
+        rc = add_bwrap(cf, bwrap, err);
     if (rc == 0 && strcmp(req->backend, "builtin") != 0)
         rc = add_cli(cf, argv0, err);
     if (rc == 0 && prompt_file && !within(prompt_file, req->worktree))
@@ -249,7 +268,7 @@ int aka_agent_confine(const struct aka_agent_request *req, const char *prompt_fi
     int rc = aka_sandbox_find_bwrap(cf.c->bwrap, &bwrap, err) < 0
                  ? aka_err_prefix(err, "--agent-sandbox bwrap (pass --agent-sandbox none to run "
                                        "the agent unconfined, which is unsafe)")
-                 : build_view(&cf, argv->v[0], prompt_file, err);
+                 : build_view(&cf, argv->v[0], prompt_file, bwrap.buf, err);
     home_path("", &home);
     if (rc == 0)
         rc = aka_make_temp_dir(NULL, "aka-agent", ctl, err) < 0

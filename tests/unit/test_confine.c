@@ -235,6 +235,38 @@ static void t_python_prefix(void **state)
     aka_remove_tree(venv, &err);
 }
 
+/* bwrap found in PATH outside the system directories: bound read-only, so that the
+ * agent's own `aka eval` can sandbox its jobs with it; a system bwrap is not bound again. */
+static void t_bwrap_outside_system(void **state)
+{
+    struct run r;
+    struct aka_err err = AKA_ERR_INIT;
+    char dir[512], bwrap[600], path[1200];
+    const char *saved = getenv("PATH");
+    char *old = saved ? strdup(saved) : NULL;
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/test-confine-bwrap-%ld", AKA_BUILD_DIR, (long)getpid());
+    snprintf(bwrap, sizeof(bwrap), "%s/bwrap", dir);
+    assert_int_equal(aka_mkdir_p(dir, 0755, &err), 0);
+    assert_int_equal(aka_write_file_atomic(bwrap, "#!/bin/sh\n", 10, 0755, &err), 0);
+    snprintf(path, sizeof(path), "%s:/usr/bin:/bin", dir);
+    setenv("PATH", path, 1);
+    prepare(&r, "builtin");
+    int rc = confine(&r, &err);
+    setenv("PATH", old ? old : "/usr/bin:/bin", 1);
+    free(old);
+    assert_int_equal(rc, 0);
+    assert_true(find(&r.argv, "--ro-bind", bwrap, bwrap) > 0);
+    finish(&r);
+    aka_remove_tree(dir, &err);
+
+    prepare(&r, "builtin"); /* the system's bwrap (or none here): no bind of its own */
+    rc = confine(&r, &err);
+    for (size_t i = 0; rc == 0 && i < r.argv.n; i++)
+        assert_null(strstr(r.argv.v[i], "test-confine-bwrap"));
+    finish(&r);
+}
+
 /* The view argv on its own: parents first, a relative path refused. */
 static void t_view_order(void **state)
 {
@@ -264,9 +296,13 @@ static void t_view_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_llm_cli),         cmocka_unit_test(t_builtin_no_network),
-        cmocka_unit_test(t_protected_paths), cmocka_unit_test(t_gpu_only_when_asked),
-        cmocka_unit_test(t_python_prefix),   cmocka_unit_test(t_view_order),
+        cmocka_unit_test(t_llm_cli),
+        cmocka_unit_test(t_builtin_no_network),
+        cmocka_unit_test(t_protected_paths),
+        cmocka_unit_test(t_gpu_only_when_asked),
+        cmocka_unit_test(t_python_prefix),
+        cmocka_unit_test(t_view_order),
+        cmocka_unit_test(t_bwrap_outside_system),
     };
     return cmocka_run_group_tests(tests, setup, aka_scratch_teardown);
 }
