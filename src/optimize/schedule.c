@@ -27,7 +27,10 @@ enum aka_episode_kind aka_episode_kind_for(const struct aka_optimize_opts *o, lo
  * The latch is monotone (upstream invariant 14): once a Triton campaign has
  * --convert-after episodes without promotion it stays pending, failed
  * conversions do not release it, and only a promotion (of a Gluon kernel: the
- * assessment insists on one) moves it on, to Gluon for good.
+ * assessment insists on one) moves it on, to Gluon for good. Never with the
+ * built-in tuner: it sets the seed's declared knobs and writes no code, so a
+ * mandatory port would only turn its stalled campaign into a failed one (the
+ * rope campaign of 2026-12-06 ended so, exit 1, after three stalled episodes).
  */
 enum aka_conversion aka_conversion_next(const struct aka_optimize_opts *o, enum aka_conversion cur,
                                         const struct aka_episode_counters *c)
@@ -35,7 +38,7 @@ enum aka_conversion aka_conversion_next(const struct aka_optimize_opts *o, enum 
     if (cur != AKA_CONVERSION_NONE)
         return cur;
     if (o->convert_after > 0 && strcasecmp(o->framework, "Triton") == 0 &&
-        c->consecutive >= o->convert_after)
+        strcmp(o->agent_cli, "builtin") != 0 && c->consecutive >= o->convert_after)
         return AKA_CONVERSION_PENDING;
     return AKA_CONVERSION_NONE;
 }

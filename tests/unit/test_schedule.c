@@ -96,6 +96,9 @@ static void test_latch_only_triton(void **state)
         o.framework = others[i];
         assert_int_equal(aka_conversion_next(&o, AKA_CONVERSION_NONE, &c), AKA_CONVERSION_NONE);
     }
+    o.framework = "Triton";
+    o.agent_cli = "builtin"; /* the tuner ports nothing: no latch, however long the stall */
+    assert_int_equal(aka_conversion_next(&o, AKA_CONVERSION_NONE, &c), AKA_CONVERSION_NONE);
     assert_string_equal(aka_conversion_names[AKA_CONVERSION_PENDING], "pending");
     assert_string_equal(aka_conversion_names[AKA_CONVERSION_GLUON], "gluon");
 }
