@@ -44,7 +44,12 @@ camp=$(ls -d "$ws"/kernel_opt_* 2>/dev/null | head -1)
 [ -n "$camp" ] || { tail -5 "$out/optimize.err" | tee -a "$out/summary.txt"; exit 1; }
 grep -h '"failure_reason"\|"latency_us_by_shape"' "$camp"/memory/v0*.json | tee -a "$out/summary.txt"
 cp "$camp"/memory/v0*.json "$out/" 2>/dev/null
-cp "$camp/kernel.py" "$out/v0_kernel.py"
+# The V0 kernel as its record's commit holds it (the working tree's kernel.py is the
+# framework seed by now: V1 is measured in the same run).
+v0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["git_commit_hash"])' \
+  "$camp/memory/v0.json" 2>/dev/null)
+git -C "$camp" show "$v0:kernel.py" >"$out/v0_kernel.py" ||
+  { echo "no V0 commit in $camp/memory/v0.json" | tee -a "$out/summary.txt"; exit 1; }
 
 for i in $(seq "${RUNS:-2}"); do
   note "aka eval of the V0 kernel, run $i"
