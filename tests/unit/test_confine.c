@@ -206,30 +206,38 @@ static void t_gpu_only_when_asked(void **state)
     finish(&r);
 }
 
+/* Confine a builtin agent with an executable stub bin/name first in PATH (bin is made). */
+static int confine_with_program(struct run *r, const char *bin, const char *name,
+                                struct aka_err *err)
+{
+    char exe[1200], path[1200];
+    const char *saved = getenv("PATH");
+    char *old = saved ? strdup(saved) : NULL;
+    snprintf(exe, sizeof(exe), "%s/%s", bin, name);
+    assert_int_equal(aka_mkdir_p(bin, 0755, err), 0);
+    assert_int_equal(aka_write_file_atomic(exe, "#!/bin/sh\n", 10, 0755, err), 0);
+    snprintf(path, sizeof(path), "%s:/usr/bin:/bin", bin);
+    setenv("PATH", path, 1);
+    prepare(r, "builtin");
+    int rc = confine(r, err);
+    setenv("PATH", old ? old : "/usr/bin:/bin", 1);
+    free(old);
+    return rc;
+}
+
 /* python3 on PATH from a virtual environment: the agent's `aka eval` needs that prefix. */
 static void t_python_prefix(void **state)
 {
     struct run r;
     struct aka_err err = AKA_ERR_INIT;
-    char venv[512], py[600], path[1200];
-    const char *saved = getenv("PATH");
-    char *old = saved ? strdup(saved) : NULL;
+    char venv[512], bin[600];
     (void)state;
     /* Not under /tmp: a job's /tmp is its own tmpfs, so a prefix there is never bound
      * (and a build directory may itself be under /tmp: a checkout there). */
     const char *base = strncmp(AKA_BUILD_DIR, "/tmp/", 5) == 0 ? "/var/tmp" : AKA_BUILD_DIR;
     snprintf(venv, sizeof(venv), "%s/test-confine-venv-%ld", base, (long)getpid());
-    snprintf(py, sizeof(py), "%s/bin/python3", venv);
-    snprintf(path, sizeof(path), "%s/bin", venv);
-    assert_int_equal(aka_mkdir_p(path, 0755, &err), 0);
-    assert_int_equal(aka_write_file_atomic(py, "#!/bin/sh\n", 10, 0755, &err), 0);
-    snprintf(path, sizeof(path), "%s/bin:/usr/bin:/bin", venv);
-    setenv("PATH", path, 1);
-    prepare(&r, "builtin");
-    int rc = confine(&r, &err);
-    setenv("PATH", old ? old : "/usr/bin:/bin", 1);
-    free(old);
-    assert_int_equal(rc, 0);
+    snprintf(bin, sizeof(bin), "%s/bin", venv);
+    assert_int_equal(confine_with_program(&r, bin, "python3", &err), 0);
     assert_true(find(&r.argv, "--ro-bind", venv, venv) > 0);
     finish(&r);
     aka_remove_tree(venv, &err);
@@ -241,27 +249,17 @@ static void t_bwrap_outside_system(void **state)
 {
     struct run r;
     struct aka_err err = AKA_ERR_INIT;
-    char dir[512], bwrap[600], path[1200];
-    const char *saved = getenv("PATH");
-    char *old = saved ? strdup(saved) : NULL;
+    char dir[512], bwrap[600];
     (void)state;
     snprintf(dir, sizeof(dir), "%s/test-confine-bwrap-%ld", AKA_BUILD_DIR, (long)getpid());
     snprintf(bwrap, sizeof(bwrap), "%s/bwrap", dir);
-    assert_int_equal(aka_mkdir_p(dir, 0755, &err), 0);
-    assert_int_equal(aka_write_file_atomic(bwrap, "#!/bin/sh\n", 10, 0755, &err), 0);
-    snprintf(path, sizeof(path), "%s:/usr/bin:/bin", dir);
-    setenv("PATH", path, 1);
-    prepare(&r, "builtin");
-    int rc = confine(&r, &err);
-    setenv("PATH", old ? old : "/usr/bin:/bin", 1);
-    free(old);
-    assert_int_equal(rc, 0);
+    assert_int_equal(confine_with_program(&r, dir, "bwrap", &err), 0);
     assert_true(find(&r.argv, "--ro-bind", bwrap, bwrap) > 0);
     finish(&r);
     aka_remove_tree(dir, &err);
 
     prepare(&r, "builtin"); /* the system's bwrap (or none here): no bind of its own */
-    rc = confine(&r, &err);
+    int rc = confine(&r, &err);
     for (size_t i = 0; rc == 0 && i < r.argv.n; i++)
         assert_null(strstr(r.argv.v[i], "test-confine-bwrap"));
     finish(&r);
