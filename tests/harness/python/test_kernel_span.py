@@ -149,9 +149,9 @@ class FakeLibrary(unittest.TestCase):
     def test_a_call_says_where_its_host_time_went(self):
         span, _ = ks.KernelSpan.open()
         span.time(lambda: None, lambda: None)
-        self.assertEqual(sorted(span.path), ["cupti_us", "launch_us", "records", "sync_us"])
-        self.assertEqual(span.path["records"], 5.0)  # two launches, three activities
-        self.assertTrue(all(v >= 0 for v in span.path.values()))
+        self.assertEqual(sorted(span.last_path), ["cupti_us", "launch_us", "records", "sync_us"])
+        self.assertEqual(span.last_path["records"], 5.0)  # two launches, three activities
+        self.assertTrue(all(v >= 0 for v in span.last_path.values()))
 
     def test_a_drain_drops_what_was_buffered(self):
         span, _ = ks.KernelSpan.open()

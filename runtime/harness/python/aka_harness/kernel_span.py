@@ -143,7 +143,7 @@ class KernelSpan:
         self.records = Records()
         # The last timed call's own account of where its time went (time()), untrusted:
         # the judge only shows it beside its own clocks, for diagnosis (judge.py).
-        self.path: dict[str, float] = {}
+        self.last_path: dict[str, float] = {}
         self._buffers: dict[int, Any] = {}  # address -> the ctypes array CUPTI fills
         self._free: list[Any] = []
         # Kept as attributes: CUPTI holds these pointers for the life of the process.
@@ -199,7 +199,7 @@ class KernelSpan:
         c2 = time.perf_counter_ns()
         self.lib.cuptiActivityFlushAll(ctypes.c_uint32(FLUSH_FORCED))
         ns = span_ns(self.records, t0, t1)
-        self.path = {"launch_us": (c1 - c0) / 1000.0, "sync_us": (c2 - c1) / 1000.0,
+        self.last_path = {"launch_us": (c1 - c0) / 1000.0, "sync_us": (c2 - c1) / 1000.0,
                      "cupti_us": (time.perf_counter_ns() - c2) / 1000.0,
                      "records": float(len(self.records.launches) + len(self.records.activities))}
         return ret, (ns / 1000.0 if ns is not None else None)

@@ -316,7 +316,7 @@ class Runner:
             return {"error": "protocol", "message": "a timed run without its go"}
         self.coll.barrier()  # ranks start each call together
         ret, us = self.timer.once(self.timed_fn)
-        chan.send({"us": us, "path": self.timer.path})
+        chan.send({"us": us, "path": self.timer.last_path})
         # Wait for the judge before anything else: while this process sleeps here the
         # kernel has brought its CPU time up to date, so the judge's reading after the
         # latency's arrival covers the call (procs.py, window_cpu_ns).

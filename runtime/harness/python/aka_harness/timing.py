@@ -94,7 +94,7 @@ class RunTimer:
         # The last GPU call's host-side account (launch, synchronize, CUPTI's flush), in
         # us: what the runner says of its own path, shown to the user beside the judge's
         # clocks when a cross-check needs explaining; no verdict reads it.
-        self.path: dict[str, float] = {}
+        self.last_path: dict[str, float] = {}
 
     def start_span(self) -> Optional[str]:
         """Time calls by kernel span from now on; why not, when CUPTI cannot start."""
@@ -135,7 +135,7 @@ class RunTimer:
 
     def once(self, fn: Callable[[], Any]) -> tuple[Any, float]:
         """One timed call: (what it returned, microseconds)."""
-        self.path = {}
+        self.last_path = {}
         if not self.on_gpu:
             t0 = time.perf_counter_ns()
             ret = fn()
@@ -160,7 +160,7 @@ class RunTimer:
         c1 = time.perf_counter_ns()
         end.record()
         self._sync()
-        self.path = {"launch_us": (c1 - c0) / 1000.0,
+        self.last_path = {"launch_us": (c1 - c0) / 1000.0,
                      "sync_us": (time.perf_counter_ns() - c1) / 1000.0}
         return ret, start.elapsed_time(end) * 1000.0
 
@@ -176,7 +176,7 @@ class RunTimer:
         self._flush_l2()
         t0 = time.perf_counter_ns()
         ret, us = self.span.time(fn, self._sync)
-        self.path = self.span.path
+        self.last_path = self.span.last_path
         if us is None:  # no GPU activity recorded: the host clock, flush included
             us = (time.perf_counter_ns() - t0) / 1000.0
         return ret, us
