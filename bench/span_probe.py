@@ -13,12 +13,14 @@ judge's path). Probes: an empty kernel, x.sum(1) of 4096 x 4096 fp32 (alone, and
     PYTHONPATH=runtime/harness/python python3 bench/span_probe.py [N]
     PYTHONPATH=runtime/harness/python python3 bench/span_probe.py N flush
     PYTHONPATH=runtime/harness/python python3 bench/span_probe.py N wake
+    PYTHONPATH=runtime/harness/python python3 bench/span_probe.py N early|late
 (the second: x.sum(1) after the judges' zero_ flush and after a flush that only reads,
 which leaves no dirty lines for the timed kernel to write back; the third: issue 16's
 launch-bound gap, the rope example's PyTorch solution.json on its largest workload timed
 by kernel span back to back, as SOL-ExecBench's loop runs, and after the timing thread
 slept 2 ms, as aka's runner sleeps on the judge's "go", with and without a 200 us spin
-before the call)
+before the call; the fourth: the same with CUPTI started before any kernel, as the judges'
+runner does, or after the warm-up, as SOL-ExecBench does, one process each)
 """
 import ctypes
 import statistics
@@ -165,9 +167,48 @@ def wake_rows(dev, n):
     return rows
 
 
+def order_rows(dev, n, early):
+    """Issue 16's launch-bound gap, one more suspect: the judges' runner starts CUPTI right
+    after torch.cuda.current_device() and before any kernel (runner.py init), SOL-ExecBench
+    after its warm-up. Spans of the rope solution
+    and of 20 small adds, with the runner's own account of the host time of each call
+    (RunTimer.last_path: launch_us, cupti_us). One process per order: CUPTI stays on."""
+    torch.cuda.current_device()
+    timer = RunTimer(dev, 10)
+    why = timer.start_span() if early else None
+    rope = rope_solution(dev)
+    small = torch.zeros(1024, device=dev)
+
+    def chain():
+        for _ in range(20):
+            small.add_(1.0)
+
+    for fn in (rope, chain):
+        timer.warm(fn)
+    why = why or (None if early else timer.start_span())
+    if why:
+        return [("kernel spans unavailable: " + why, float("nan"), float("nan"), float("nan"))]
+    rows = []
+    for name, fn in (("rope solution.json, 8192 tokens", rope), ("20 in-place adds", chain)):
+        lat, launch, cupti = [], [], []
+        for _ in range(n):
+            time.sleep(0.002)  # as the runner waits on the judge's "go"
+            lat.append(timer.once(fn)[1])
+            launch.append(timer.last_path.get("launch_us", float("nan")))
+            cupti.append(timer.last_path.get("cupti_us", float("nan")))
+        rows.append((name, statistics.median(lat), statistics.median(launch),
+                     statistics.median(cupti)))
+    return rows
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     dev = torch.device("cuda", 0)
+    if len(sys.argv) > 2 and sys.argv[2] in ("early", "late"):
+        for name, us, launch, cupti in order_rows(dev, n, sys.argv[2] == "early"):
+            print(f"| {name} | CUPTI started {sys.argv[2]} | span {us:.2f} | "
+                  f"launch {launch:.1f} | cupti {cupti:.1f} |")
+        return
     if len(sys.argv) > 2 and sys.argv[2] == "wake":
         for name, us in wake_rows(dev, n):
             print(f"| rope solution.json, 8192 tokens, span, {name} | {us:.2f} |")
