@@ -82,12 +82,18 @@ class RunnerPath(unittest.TestCase):
 
     def test_medians_of_the_valid_parts_only(self):
         s = xc.Samples()
-        s.paths += [{"launch_us": 10.0, "cupti_us": 300.0, "records": 12.0},
-                    {"launch_us": 30.0, "cupti_us": -1.0, "records": "many"},
-                    {"launch_us": 20.0, "cupti_us": float("nan"), "extra": 5.0},
-                    "not a dict", None]
+        s.paths += [xc.path_account(p) for p in (
+            {"launch_us": 10.0, "cupti_us": 300.0, "records": 12.0},
+            {"launch_us": 30.0, "cupti_us": -1.0, "records": "many"},
+            {"launch_us": 20.0, "cupti_us": float("nan"), "extra": 5.0},
+            "not a dict", None)]
         self.assertEqual(xc.path_medians(s),
                          {"launch_us": 20.0, "cupti_us": 300.0, "records": 12.0})
+
+    def test_only_the_known_valid_parts_are_kept(self):
+        self.assertEqual(xc.path_account({"launch_us": 1, "sync_us": True, "x": [0] * 9}),
+                         {"launch_us": 1.0})
+        self.assertEqual(xc.path_account([1, 2]), {})
 
     def test_no_account_is_empty(self):
         self.assertEqual(xc.path_medians(xc.Samples()), {})

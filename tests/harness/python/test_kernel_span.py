@@ -61,6 +61,10 @@ class Span(unittest.TestCase):
         self.assertIsNone(ks.span_ns(got, 100, 200))
         self.assertIsNone(ks.span_ns(ks.Records(), 100, 200))
 
+    def test_a_record_cut_short_is_skipped(self):
+        got = self.records(api_record(150, 7)[:20], gpu_record(ks.KIND_KERNEL, 1, 2, 7)[:90])
+        self.assertEqual((got.launches, got.activities), ([], []))
+
     def test_other_kinds_are_skipped(self):
         self.assertIsNone(ks.record_size(11))
         got = self.records(struct.pack("<I", 11) + bytes(60))

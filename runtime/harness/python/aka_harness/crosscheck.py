@@ -104,9 +104,10 @@ class Samples:
     # The latency of each run the verdict uses: the runner's events on a device; on a
     # CPU the judge's own clocks (cpu_latencies).
     latency: list[float] = field(default_factory=list)
-    # What the runner says of its own path around each call (timing.py, RunTimer.path):
-    # untrusted, shown beside the judge's clocks to explain a gap, never checked.
-    paths: list[Any] = field(default_factory=list)
+    # What the runner says of its own path around each call (timing.py,
+    # RunTimer.last_path), as path_account kept it: untrusted, shown beside the judge's
+    # clocks to explain a gap, never checked.
+    paths: list[dict[str, float]] = field(default_factory=list)
 
     def add(self, reported: float, stage: float, wall: float, out: float,
             fetched: bool = True) -> None:
@@ -153,12 +154,20 @@ class Samples:
 PATH_KEYS = ("launch_us", "sync_us", "cupti_us", "records")
 
 
+def path_account(reported: Any) -> dict[str, float]:
+    """The parts of a runner's account of its path the judge keeps: the PATH_KEYS whose
+    figure is valid. Taken when the reply arrives, so nothing else a runner sends with
+    its latency is held for the rest of the evaluation."""
+    if not isinstance(reported, dict):
+        return {}
+    return {k: float(reported[k]) for k in PATH_KEYS if valid_report(reported.get(k))}
+
+
 def path_medians(samples: Samples) -> dict[str, float]:
-    """The median of each part of the runners' own account of their path (PATH_KEYS),
-    over the runs that reported it as a valid figure; the rest of a report is ignored."""
+    """The median of each part of the runners' accounts, over the runs that gave it."""
     out = {}
     for key in PATH_KEYS:
-        values = [p[key] for p in samples.paths if isinstance(p, dict) and valid_report(p.get(key))]
+        values = [p[key] for p in samples.paths if key in p]
         if values:
             out[key] = round(statistics.median(values), 1)
     return out

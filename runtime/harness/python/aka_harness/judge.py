@@ -643,7 +643,7 @@ class Judge:
             t2, t3 = done[r].arrived_ns, outs[r].arrived_ns
             timed.wall[r].add(float(us), (t1 - t0) / 1000.0, (t2 - t_go) / 1000.0,
                               (t3 - t2) / 1000.0, self._fetches(data, run))
-            timed.wall[r].paths.append(rep.get("path"))
+            timed.wall[r].paths.append(xc.path_account(rep.get("path")))
         if role != "candidate":
             return
         self.stats.timed_runs += 1

@@ -86,8 +86,11 @@ def record_size(kind: int) -> Optional[int]:
 
 def parse_record(raw: Any, into: Records, at: int = 0) -> None:
     """Add one activity record, the one starting at byte `at` of `raw` (any buffer), to
-    what was delivered."""
+    what was delivered; a kind not read, or a record that `raw` cuts short, is skipped."""
     kind = _KIND.unpack_from(raw, at)[0]
+    size = record_size(kind)
+    if size is None or at + size > len(raw):
+        return
     if kind in API_KINDS:
         start, _end, corr = _API_FIELDS.unpack_from(raw, at + _API_AT)
         into.launches.append((start, corr))
@@ -232,11 +235,8 @@ class KernelSpan:
             ctypes.c_size_t(valid)
         while get_next(start, length, ctypes.byref(record)) == CUPTI_SUCCESS:
             at = (record.value or 0) - buf
-            if 0 <= at and at + 4 <= valid:
-                kind = _KIND.unpack_from(view, at)[0]
-                size = record_size(kind)
-                if size is not None and at + size <= valid:
-                    parse_record(view, self.records, at)
+            if 0 <= at <= valid - _KIND.size:
+                parse_record(view, self.records, at)
         block = self._buffers.pop(buf, None)
         if block is not None:
             self._free.append(block)

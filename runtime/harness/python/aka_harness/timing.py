@@ -161,7 +161,7 @@ class RunTimer:
         end.record()
         self._sync()
         self.last_path = {"launch_us": (c1 - c0) / 1000.0,
-                     "sync_us": (time.perf_counter_ns() - c1) / 1000.0}
+                          "sync_us": (time.perf_counter_ns() - c1) / 1000.0}
         return ret, start.elapsed_time(end) * 1000.0
 
     def drain(self) -> None:
