@@ -147,7 +147,7 @@ static void keep_failed(const char *ws, const struct aka_result *r, const char *
 }
 
 static int record_v0(const char *ws, const struct aka_git *g, const struct aka_result *r,
-                     const char *src, struct aka_err *err)
+                     const char *src, const struct aka_measure_env *env, struct aka_err *err)
 {
     char oid[AKA_GIT_OID_HEX + 1];
     struct strbuf rel = STRBUF_INIT;
@@ -156,6 +156,7 @@ static int record_v0(const char *ws, const struct aka_git *g, const struct aka_r
     const char *paths[] = {rel.buf, NULL};
     json_t *doc = aka_memory_doc_from_result(0, AKA_MEM_BASELINE, r, src, "baseline",
                                              "V0: the reference as the kernel, measured once");
+    aka_bootstrap_add_roofline(env, doc);
     int rc = aka_ws_memory_write(ws, doc, err);
     if (rc == 0)
         rc = aka_git_add(g, paths, err) < 0 ? -1 : aka_ws_commit(ws, &s, oid, err);
@@ -223,7 +224,7 @@ int aka_bootstrap_v0(const char *ws, const struct aka_campaign *c,
                          "cases; details in memory/v0.failed.json); a rerun retries V0",
                          o.result.passed, o.result.total);
     } else {
-        rc = record_v0(ws, &g, &o.result, src, err);
+        rc = record_v0(ws, &g, &o.result, src, env, err);
         summarize(&o.result, 0, src, out);
     }
     aka_eval_outcome_release(&o);

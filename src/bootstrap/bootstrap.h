@@ -67,6 +67,12 @@ struct aka_measure_env {
     int timed_runs, warmup, multi_seed;             /* < 0: harness defaults; multi_seed <= 0: 1 */
     void (*progress)(const char *line, void *data); /* one line per phase; may be NULL */
     void *progress_data;
+    /* How far a measured version is from the platform's ceilings, for its record's
+     * "roofline" (a new reference the record takes over). The campaign supplies it: the
+     * ceilings come from the wiki and the host, which the bootstrap does not open. NULL
+     * leaves V0's and V1's records without one. */
+    json_t *(*roofline)(const json_t *performance, void *data);
+    void *roofline_data;
 };
 
 /* What a version's measurement came to, for the terminal line. */

@@ -11,6 +11,9 @@
 void aka_bootstrap_progress(const struct aka_measure_env *env, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* A measured version's record gets its "roofline" through env->roofline (none when NULL). */
+void aka_bootstrap_add_roofline(const struct aka_measure_env *env, json_t *doc);
+
 /*
  * Evaluate <ws>/<kernel_rel> against the campaign's operator. The V0 reference of a
  * PyTorch layout is evaluated as PyTorch; everything else as the campaign's

@@ -27,6 +27,15 @@ void aka_bootstrap_progress(const struct aka_measure_env *env, const char *fmt, 
     env->progress(line, env->progress_data);
 }
 
+void aka_bootstrap_add_roofline(const struct aka_measure_env *env, json_t *doc)
+{
+    json_t *roofline = env && env->roofline
+                           ? env->roofline(json_object_get(doc, "performance"), env->roofline_data)
+                           : NULL;
+    if (roofline)
+        json_object_set_new(doc, "roofline", roofline);
+}
+
 int aka_bootstrap_measure(const char *ws, const struct aka_campaign *c,
                           const struct aka_measure_env *env, const char *kernel_rel,
                           bool framework_kernel, struct aka_eval_outcome *o, struct aka_err *err)

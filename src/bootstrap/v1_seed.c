@@ -76,7 +76,7 @@ static int commit_seed(const char *ws, const struct aka_git *g, const struct aka
 
 static int pin(const char *ws, const struct aka_git *g, const struct aka_campaign *c,
                const struct aka_eval_outcome *o, const char *kernel_commit, int seeds,
-               const char *description, struct aka_err *err)
+               const char *description, const struct aka_measure_env *env, struct aka_err *err)
 {
     struct strbuf p = STRBUF_INIT, rel = STRBUF_INIT, stage = STRBUF_INIT;
     struct aka_commit_subject s = {.kind = AKA_COMMIT_V1_PIN};
@@ -86,6 +86,7 @@ static int pin(const char *ws, const struct aka_git *g, const struct aka_campaig
     strbuf_addf(&stage, "combined-base-performance+multi-seed-%d", seeds);
     json_t *mem = aka_memory_doc_from_result(1, AKA_MEM_FRAMEWORK_BASELINE, &o->result,
                                              kernel_commit, "framework_baseline", description);
+    aka_bootstrap_add_roofline(env, mem);
     json_t *marker =
         json_pack("{s:s, s:s, s:s, s:s, s:s, s:[s]}", "schema", "aka.framework_baseline.v1",
                   "framework", c->framework, "version", "v1", "kernel_commit", kernel_commit,
@@ -205,7 +206,7 @@ int aka_bootstrap_v1_commit(const char *ws, const struct aka_campaign *c, const 
         rc = gate(c, &o, what, err);
     strbuf_addf(&desc, "V1: the %s %s", c->framework, what);
     if (rc == 0)
-        rc = pin(ws, &g, c, &o, kc, seeds, desc.buf, err);
+        rc = pin(ws, &g, c, &o, kc, seeds, desc.buf, env, err);
     if (rc == 0)
         summary_from(&o, kc, out);
     else if (base[0])

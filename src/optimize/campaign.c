@@ -72,6 +72,12 @@ static int check_framework(const struct aka_operator *op, const char *fw, struct
     return 0;
 }
 
+/* V0's and V1's records get their roofline as every episode's does. */
+static json_t *roofline(const json_t *performance, void *data)
+{
+    return aka_version_roofline(data, performance);
+}
+
 /* Progress lines quote ids, paths and agent text: escaped, none of them can drive the
  * terminal or forge another line. live.json keeps the text as it is (JSON escapes it). */
 static void say(const char *line, void *data)
@@ -205,6 +211,8 @@ static int setup(struct aka_run *r, const struct aka_optimize_opts *o, const cha
         .multi_seed = 5,
         .progress = say,
         .progress_data = r,
+        .roofline = roofline,
+        .roofline_data = r,
     };
     return 0;
 }

@@ -162,17 +162,19 @@ static json_t *record_doc(struct aka_run *r, const struct aka_episode *ep, struc
     if (ep->probes) /* the numerical probes' plan and result */
         json_object_set_new(doc, "probes", json_incref(ep->probes));
     learned(ep, doc);
-    /* How far from the platform's ceilings the version is (shown by `aka status`). Not in a
-     * generalized campaign: bytes and flops per shape come from the private sizes, and the
-     * record is the agent's to read. */
+    /* How far from the platform's ceilings the version is (shown by `aka status`). */
     json_object_set_new(doc, "roofline",
-                        r->camp.generalized
-                            ? json_pack("{s:s}", "unknown",
-                                        "not computed: the shapes of a generalized campaign are "
-                                        "private")
-                            : aka_roofline_of(r->env.repo_root, r->ws.buf, r->camp.platform, &r->op,
-                                              json_object_get(doc, "performance"), true));
+                        aka_version_roofline(r, json_object_get(doc, "performance")));
     return doc;
+}
+
+json_t *aka_version_roofline(const struct aka_run *r, const json_t *performance)
+{
+    if (r->camp.generalized)
+        return json_pack("{s:s}", "unknown",
+                         "not computed: the shapes of a generalized campaign are private");
+    return aka_roofline_of(r->env.repo_root, r->ws.buf, r->camp.platform, &r->op, performance,
+                           true);
 }
 
 /* After `merge --squash`, only the kernel file may be staged (defence in depth). */

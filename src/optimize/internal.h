@@ -223,6 +223,11 @@ int aka_supervisor_request(struct aka_run *r, const struct aka_optimize_opts *o,
 int aka_episode_verify(struct aka_run *r, const struct aka_optimize_opts *o, struct aka_episode *ep,
                        struct aka_err *err);
 
+/* A version record's "roofline": how far its latencies are from the platform's ceilings (a
+ * new reference). Not in a generalized campaign: bytes and flops per shape come from the
+ * private sizes, and the record is the agent's to read (episode_record.c). */
+json_t *aka_version_roofline(const struct aka_run *r, const json_t *performance);
+
 /* The one canonical commit of the episode, then cleanup (episode_record.c). */
 int aka_episode_record(struct aka_run *r, struct aka_episode *ep, struct aka_err *err);
 
