@@ -64,6 +64,8 @@ enum aka_dtype {
 
 /* Canonical name ("float32", ...), or NULL for NONE / out of range. */
 const char *aka_dtype_name(int dtype);
+/* Bytes per element (0.5 for float4_e2m1); -1 for NONE / out of range. */
+double aka_dtype_bytes(int dtype);
 /* Canonical name → enum; -1 when unknown. */
 int aka_dtype_parse(const char *name);
 

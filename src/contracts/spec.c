@@ -29,6 +29,14 @@ const char *aka_dtype_name(int dtype)
     return dtype >= 0 && dtype < AKA_DTYPE_COUNT ? dtype_names[dtype] : NULL;
 }
 
+double aka_dtype_bytes(int dtype)
+{
+    /* In dtype_names' order; torch stores float4_e2m1fn_x2 as one byte per pair, which
+     * is one element of that type. */
+    static const double bytes[AKA_DTYPE_COUNT] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1, 1, 1, 0.5, 1};
+    return dtype >= 0 && dtype < AKA_DTYPE_COUNT ? bytes[dtype] : -1;
+}
+
 int aka_dtype_parse(const char *name)
 {
     for (int i = 0; i < AKA_DTYPE_COUNT; i++)

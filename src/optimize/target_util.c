@@ -4,9 +4,10 @@
  * Two halves: peaks (hardware facts from the GPU wiki, each with the record it
  * came from: DESIGN §8 forbids numbers from memory) and work (the operator's
  * roofline: a native operator's "roofline" expressions over its dims, an Atrex
- * operator's roofline.json per shape). A side whose work or peak is unknown is
- * left out rather than guessed; with neither side known the utilization is
- * unknown and the caller says so instead of stopping.
+ * operator's roofline.json per shape, a SOL-ExecBench operator's inputs and outputs read
+ * and written once each, from its definition's shapes and dtypes). A side whose work or peak is
+ * unknown is left out rather than guessed; with neither side known the utilization is unknown and
+ * the caller says so instead of stopping.
  */
 #include "contracts/operator.h"
 #include "contracts/records.h"
@@ -242,6 +243,37 @@ static void atrex_work(const struct aka_operator *op, const struct aka_shape *s,
     }
 }
 
+/* A SOL-ExecBench definition declares no work, only its tensors: the bytes are every input
+ * read once and every output written once (scalars carry none), the least any kernel
+ * moves when it touches every element. An operator that reads only part of an input (a
+ * cache indexed by position) moves less, so its percentage then reads high. */
+static double tensor_bytes(const struct aka_tensor_specs *t, const struct aka_shape *s)
+{
+    double sum = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct aka_tensor_spec *ts = &t->v[i];
+        double n = aka_dtype_bytes(ts->dtype);
+        if (ts->is_scalar)
+            continue;
+        if (!ts->shape_declared || n < 0)
+            return -1;
+        for (size_t d = 0; d < ts->shape.n && n >= 0; d++) {
+            double dim = eval_expr(ts->shape.v[d], s);
+            n = dim < 0 ? -1 : n * dim;
+        }
+        if (n < 0)
+            return -1;
+        sum += n;
+    }
+    return sum;
+}
+
+static void sol_work(const struct aka_operator *op, const struct aka_shape *s, struct work *w)
+{
+    double in = tensor_bytes(&op->inputs, s), out = tensor_bytes(&op->outputs, s);
+    w->bytes = in < 0 || out < 0 ? -1 : in + out;
+}
+
 static void shape_work(const struct aka_operator *op, const struct aka_shape *s, struct work *w)
 {
     memset(w, 0, sizeof(*w));
@@ -250,6 +282,8 @@ static void shape_work(const struct aka_operator *op, const struct aka_shape *s,
         native_work(op, s, w);
     else if (op->layout == AKA_LAYOUT_ATREX && op->atrex.roofline)
         atrex_work(op, s, w);
+    else if (op->layout == AKA_LAYOUT_SOL)
+        sol_work(op, s, w);
 }
 
 /* Seconds this shape would take at the FLOP peaks (a type with FLOPs but no peak: -1). */

@@ -217,6 +217,37 @@ static void test_utilization(void **state)
     aka_operator_release(&op);
 }
 
+/* A SOL-ExecBench operator declares no work: its bytes are its inputs read and its outputs
+ * written once. rope: q and out are tokens x 8 x 128 bfloat16, cos and sin tokens x 64
+ * float32, so 4,608 bytes per token over 1 + 37 + 1,024 + 8,192 tokens. */
+static void test_utilization_sol_bytes(void **state)
+{
+    (void)state;
+    struct aka_operator op;
+    struct aka_shape_map lat = {0};
+    struct aka_hw_peaks p = {0};
+    struct aka_utilization u;
+    struct aka_err err = AKA_ERR_INIT;
+    struct strbuf dir = STRBUF_INIT;
+    strbuf_addf(&dir, "%s/examples/ops/rope", AKA_SOURCE_DIR);
+    assert_int_equal(aka_operator_load(dir.buf, &op, &err), 0);
+    for (size_t i = 0; i < op.shapes.n; i++)
+        aka_shape_map_set(&lat, op.shapes.v[i].id, 1.0); /* 4 us in all */
+    add(&p, fact("t.bw", "hbm_bandwidth", 1000, "GB/s"));
+    aka_utilization_of(&op, &lat, &p, &u);
+    double bytes = 4608.0 * (1 + 37 + 1024 + 8192);
+    assert_true(u.known);
+    assert_true(fabs(u.bytes_per_s - bytes / 4e-6) < 1e-6 * u.bytes_per_s);
+    assert_true(fabs(u.bandwidth_pct - 100.0 * bytes / 1e12 / 4e-6) < 1e-6);
+    assert_true(u.flop_pct < 0); /* no FLOPs declared */
+    assert_float_equal(aka_dtype_bytes(aka_dtype_parse("bfloat16")), 2.0, 0);
+    assert_float_equal(aka_dtype_bytes(aka_dtype_parse("float4_e2m1")), 0.5, 0);
+    assert_true(aka_dtype_bytes(AKA_DTYPE_NONE) < 0);
+    aka_shape_map_release(&lat);
+    aka_operator_release(&op);
+    strbuf_release(&dir);
+}
+
 /* The roofline a record carries and `aka status` prints: achieved rates beside the
  * ceilings; this host's CPU ceilings come first from the per-user cache. */
 static void test_roofline_record_and_line(void **state)
@@ -523,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_peaks_from_facts),
         cmocka_unit_test(test_utilization),
         cmocka_unit_test(test_utilization_wrong_type),
+        cmocka_unit_test(test_utilization_sol_bytes),
         cmocka_unit_test(test_roofline_record_and_line),
         cmocka_unit_test(test_peaks_from_wiki),
         cmocka_unit_test(test_latch_persists),
