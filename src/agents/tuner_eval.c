@@ -52,18 +52,6 @@ static int read_verdict(const struct proc_result *pr, struct tune_trial *t, stru
     return 0;
 }
 
-/* The last non-empty line of an evaluation's stderr: its own account of why it stopped. */
-static void last_line(const struct strbuf *text, struct strbuf *line)
-{
-    size_t end = text->len;
-    while (end > 0 && (text->buf[end - 1] == '\n' || text->buf[end - 1] == '\r'))
-        end--;
-    size_t start = end;
-    while (start > 0 && text->buf[start - 1] != '\n')
-        start--;
-    strbuf_add(line, text->buf + start, end - start);
-}
-
 /*
  * An exit other than 0 or 1 is no verdict (2: bad usage, 75: the environment). Its stderr
  * was kept, and passed on to ours whole, so that the reason it gives reaches the episode's
@@ -73,7 +61,7 @@ static void last_line(const struct strbuf *text, struct strbuf *line)
 static int no_verdict(const struct proc_result *pr, struct aka_err *err)
 {
     struct strbuf why = STRBUF_INIT;
-    last_line(&pr->err, &why);
+    strbuf_add_last_line(&why, pr->err.buf, pr->err.len, NULL);
     int rc = aka_err_set(err, pr->exit_code == 2 ? AKA_EXIT_USAGE : AKA_EXIT_ENV,
                          "aka eval exited with status %d (no verdict)%s%s", pr->exit_code,
                          why.len ? ": " : "", why.buf);

@@ -158,6 +158,25 @@ void strbuf_addf_escaped(struct strbuf *sb, const char *fmt, ...)
     strbuf_release(&tmp);
 }
 
+void strbuf_add_last_line(struct strbuf *sb, const char *text, size_t len, const char *prefix)
+{
+    size_t plen = prefix ? strlen(prefix) : 0;
+    const char *best = NULL;
+    size_t best_len = 0;
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        size_t m = n > 0 && text[pos + n - 1] == '\r' ? n - 1 : n;
+        if (prefix ? m >= plen && memcmp(text + pos, prefix, plen) == 0 : m > 0) {
+            best = text + pos + plen;
+            best_len = m - plen;
+        }
+        pos += n + 1;
+    }
+    if (best)
+        strbuf_add(sb, best, best_len);
+}
+
 void strbuf_trim(struct strbuf *sb)
 {
     size_t start = 0, end = sb->len;

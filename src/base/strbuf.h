@@ -52,6 +52,11 @@ size_t aka_utf8_len(const unsigned char *p, size_t left);
 void strbuf_addf_escaped(struct strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Append the last line of text[0..len) that starts with prefix, less the prefix; NULL
+ * prefix: the last line that is not empty. A line's trailing '\r' is not part of it.
+ * Appends nothing when no line matches (the last word of a process's stderr). */
+void strbuf_add_last_line(struct strbuf *sb, const char *text, size_t len, const char *prefix);
+
 void strbuf_trim(struct strbuf *sb);
 int strbuf_starts_with(const struct strbuf *sb, const char *prefix);
 

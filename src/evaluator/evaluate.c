@@ -629,22 +629,6 @@ static int python_job(struct eval_ctx *c, struct aka_err *err)
 
 /* ---- from output to verdict --------------------------------------------------------------- */
 
-/* The last stderr line that starts with prefix (without it), into out; "" when none. */
-static void last_line_with(const char *text, size_t len, const char *prefix, struct strbuf *out)
-{
-    size_t plen = strlen(prefix);
-    strbuf_reset(out);
-    for (size_t pos = 0; pos < len;) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-        if (n >= plen && memcmp(text + pos, prefix, plen) == 0) {
-            strbuf_reset(out);
-            strbuf_add(out, text + pos + plen, n - plen);
-        }
-        pos += n + 1;
-    }
-}
-
 static bool contains(const char *text, size_t len, const char *needle)
 {
     size_t n = strlen(needle);
@@ -733,7 +717,8 @@ static int native_build_status(const struct aka_eval_expect *x, const struct aka
          * first error, which names the file and line to look at. */
         struct strbuf cause = STRBUF_INIT;
         stage_output(run, "harness", &diag, &cause);
-        last_line_with(run->err_text, run->err_len, "aka-native: ", &first);
+        strbuf_reset(&first);
+        strbuf_add_last_line(&first, run->err_text, run->err_len, "aka-native: ");
         if (code == 10)
             rc = aka_err_set(err, AKA_EXIT_ENV, "the sandbox cannot build native kernels: %s",
                              first.buf);
@@ -746,8 +731,10 @@ static int native_build_status(const struct aka_eval_expect *x, const struct aka
     } else {
         const char *stage = stages[code - 12];
         stage_output(run, stage, &diag, &first);
-        if (code == 13)
-            last_line_with(run->err_text, run->err_len, "aka-native: ", &first);
+        if (code == 13) {
+            strbuf_reset(&first);
+            strbuf_add_last_line(&first, run->err_text, run->err_len, "aka-native: ");
+        }
         synth(out, x, code == 13 ? "symbol_policy" : stage, diag.buf, "%s: %s",
               code == 12   ? "compile"
               : code == 13 ? "kernel object"
@@ -777,9 +764,10 @@ int aka_eval_check_identity(const struct aka_result *r, const char *kernel_sha25
 /* The harness's last progress line ("candidate shape=n4k seed=0"), "" when none. */
 static void progress_of(const struct aka_eval_run *run, struct strbuf *out)
 {
-    last_line_with(run->err_text, run->err_len, "aka-harness: phase=", out);
+    strbuf_reset(out);
+    strbuf_add_last_line(out, run->err_text, run->err_len, "aka-harness: phase=");
     if (!out->len)
-        last_line_with(run->err_text, run->err_len, "[aka_harness] ", out);
+        strbuf_add_last_line(out, run->err_text, run->err_len, "[aka_harness] ");
 }
 
 /* The end of stderr, for a diagnostic when nothing better exists. */
@@ -803,8 +791,8 @@ static int harness_status(const struct aka_eval_expect *x, const struct aka_eval
     struct aka_result r;
     struct aka_err perr = AKA_ERR_INIT;
     int code = run->exit_code, rc = 1;
-    last_line_with(run->err_text, run->err_len, x->native ? "aka-harness: " : "[aka_harness] ",
-                   &line);
+    strbuf_add_last_line(&line, run->err_text, run->err_len,
+                         x->native ? "aka-harness: " : "[aka_harness] ");
     if (code == 2)
         rc = aka_err_set(err, AKA_EXIT_USAGE, "the evaluator refused its input: %s", line.buf);
     else if (x->native && code == 3) {

@@ -161,6 +161,29 @@ static void t_escaped_c1_and_invalid_utf8(void **state)
     strbuf_release(&sb);
 }
 
+/* The last matching line of a process's stderr, less its prefix; CRLF and a missing final
+ * newline alike; nothing appended when no line matches. */
+static void t_last_line(void **state)
+{
+    (void)state;
+    struct strbuf sb = STRBUF_INIT;
+    const char *err = "aka-native: first\nnoise\r\naka-native: second\r\nlast words\n\n";
+    strbuf_add_last_line(&sb, err, strlen(err), "aka-native: ");
+    assert_string_equal(sb.buf, "second");
+    strbuf_reset(&sb);
+    strbuf_add_last_line(&sb, err, strlen(err), NULL);
+    assert_string_equal(sb.buf, "last words");
+    strbuf_reset(&sb);
+    strbuf_add_last_line(&sb, "no newline", 10, NULL);
+    assert_string_equal(sb.buf, "no newline");
+    strbuf_reset(&sb);
+    strbuf_addstr(&sb, "kept");
+    strbuf_add_last_line(&sb, err, strlen(err), "missing: ");
+    strbuf_add_last_line(&sb, "\n\r\n", 3, NULL);
+    assert_string_equal(sb.buf, "kept");
+    strbuf_release(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +195,7 @@ int main(void)
         cmocka_unit_test(t_detach),
         cmocka_unit_test(t_escaped_controls),
         cmocka_unit_test(t_escaped_c1_and_invalid_utf8),
+        cmocka_unit_test(t_last_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
