@@ -28,7 +28,7 @@ static const char usage_text[] =
     "                         [--cli PATH] [--resume ID] [--session-id ID]\n"
     "                         [--effort E] [--model M] [--timeout S] [--env NAME=VALUE]...\n"
     "                         [--handoff-file FILE [--handoff-resumes N]]\n"
-    "                         [--agent-sandbox bwrap|none [--view DIR]] [--json]\n"
+    "                         [--agent-sandbox bwrap|none [--view DIR] [--gpus N]] [--json]\n"
     "       aka agent-session --install-skills DIR --backend B\n\n"
     "Internal: run one coding-agent session exactly as an episode would (guarded,\n"
     "captured, parsed) and print the result as one JSON object. With\n"
@@ -69,6 +69,14 @@ static const struct aka_opt flags[] = {
      .def = "0",
      .metavar = "S",
      .help = "wall-clock limit of the session in seconds (0: none)"},
+    {.name = "--gpus",
+     .off = OFF(confine.gpu_count),
+     .kind = AKA_OPT_INT,
+     .lo = 0,
+     .hi = 1,
+     .def = "0",
+     .metavar = "N",
+     .help = "NVIDIA GPUs a confined agent's own `aka eval` gets, as in a GPU campaign (0 or 1)"},
     {.name = "--handoff-resumes",
      .off = OFF(resumes),
      .kind = AKA_OPT_INT,
@@ -154,6 +162,7 @@ int cmd_agent_session(int argc, char **argv, const struct aka_app_ctx *ctx)
         o.confine.mode =
             strcmp(o.sandbox, "none") == 0 ? AKA_AGENT_SANDBOX_NONE : AKA_AGENT_SANDBOX_BWRAP;
         o.req.confine = &o.confine;
+        o.confine.gpu_vendor = AKA_VENDOR_NVIDIA; /* only read with --gpus 1 */
     }
     rc = run(&o);
     strvec_clear(&o.env);

@@ -803,9 +803,16 @@ static int harness_status(const struct aka_eval_expect *x, const struct aka_eval
             aka_result_release(&r);
     } else if ((x->native && code == 4 &&
                 !contains(run->err_text, run->err_len, "aka-harness: candidate code starts")) ||
-               (!x->native && code == AKA_EXIT_ENV))
+               (!x->native && code == AKA_EXIT_ENV)) {
+        /* The native judge's own reason ("the reference runner did not start: no CUDA device
+         * is visible: ...") is its result's first failure; its last log line is only "done". */
+        bool parsed =
+            x->native && aka_result_parse_output("harness", run->out, run->out_len, &r, &perr) == 0;
         rc = aka_err_set(err, AKA_EXIT_ENV, "the evaluator could not get its device or memory: %s",
-                         line.buf);
+                         parsed && r.failures.n ? r.failures.v[0] : line.buf);
+        if (parsed)
+            aka_result_release(&r);
+    }
     strbuf_release(&line);
     return rc;
 }

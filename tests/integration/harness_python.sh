@@ -137,7 +137,7 @@ if [ -d "$rms" ]; then
   case_ rms_bad_shape_id --fail --stage usage --rc-is 2 -- \
     --op-dir "$rms" --kernel "$rms/reference.py" --shape-id no-such-shape
   if ! "$py" -c 'import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)'; then
-    case_ rms_no_cuda --fail --stage environment --rc-is 75 -- \
+    case_ rms_no_cuda --fail --stage environment --rc-is 75 --contains 'device nodes: none' -- \
       --op-dir "$rms" --kernel "$rms/reference.py" $ids --device cuda
   fi
 fi

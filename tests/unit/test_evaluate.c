@@ -399,6 +399,13 @@ static void t_interpret_not_the_candidate(void **state)
         interpret("", "aka-harness: no CUDA device is visible\n", 4, 0, false, &o, &err), -1);
     assert_int_equal(err.code, AKA_EXIT_ENV);
     aka_eval_outcome_release(&o);
+    /* the judge's own reason is its result's failure, not its last log line ("done") */
+    assert_int_equal(interpret(result_line(SHA_A, "E1", false), "aka-harness: done at=0.011s\n", 4,
+                               0, false, &o, &err),
+                     -1);
+    assert_int_equal(err.code, AKA_EXIT_ENV);
+    assert_non_null(strstr(err.msg, "device or memory: sid=s: wrong"));
+    aka_eval_outcome_release(&o);
     /* after kernel code ran, the same status is the candidate's */
     assert_int_equal(interpret(result_line(SHA_A, "E1", false),
                                "aka-harness: candidate code starts\n", 4, 0, false, &o, &err),

@@ -135,6 +135,22 @@ def scrub_allocator(device: torch.device, nbytes: int) -> None:
     del blocks
 
 
+def _why_no_cuda() -> str:
+    """What the driver says when torch sees no CUDA device, and which device nodes this
+    sandbox shows: the difference between a machine without a GPU and a sandbox that
+    does not reach it (an agent's own evaluation inside the agent sandbox)."""
+    try:
+        torch.cuda.init()
+        why = "torch.cuda.init() raised nothing"
+    except Exception as exc:  # the driver's own words: no driver, no device, a busy one
+        why = " ".join(str(exc).split())[:300]
+    try:
+        nodes = sorted(n for n in os.listdir("/dev") if n.startswith("nvidia"))
+    except OSError:
+        nodes = []
+    return f"{why}; device nodes: {', '.join(nodes) or 'none'}"
+
+
 class Runner:
     """One runner's state: its code, its device and the shape being timed."""
 
@@ -177,7 +193,7 @@ class Runner:
         want = req.get("device")
         if want == "cuda" and not torch.cuda.is_available():
             return {"error": "env", "message": "--device cuda: no CUDA device is visible to "
-                    "torch in this sandbox"}
+                    f"torch in this sandbox ({_why_no_cuda()})"}
         use_cuda = want == "cuda" or (want is None and torch.cuda.is_available())
         self.device = torch.device("cuda", torch.cuda.current_device()) if use_cuda \
             else torch.device("cpu")
