@@ -5,7 +5,10 @@
 # machine passed). The agent's evaluation is a sandbox inside the agent sandbox, so this
 # probe runs the CUDA driver's cuInit and torch at one level (`aka sandbox run --gpus 1`)
 # and at two (the same inside itself), and prints what each level shows of the driver:
-# device nodes, the mounts they sit on, where libcuda comes from. Carry .devcarry.
+# device nodes, the mounts they sit on, where libcuda comes from; then a two-episode rope
+# campaign, whose agent view argv and tuner stderr (with the runner's own reason since
+# f666b58: the driver's error and the device nodes it saw) it prints. Carry .devcarry;
+# about 4 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . bench/device_install.sh >/dev/null 2>&1
@@ -54,4 +57,11 @@ print("torch.cuda.is_available", torch.cuda.is_available())'
     --capture "$d/cap" --agent-sandbox bwrap --gpus 1 --timeout 240 --json >"$d/session.json" 2>"$d/session.err"
   echo "agent-session exit $?"; tail -5 "$d/session.err"
   tail -60 "$d/wt/probe.txt"
+  echo "== level 3: a two-episode built-in campaign on rope (the real path)"
+  rm -rf /tmp/rc
+  timeout "${CAMPAIGN_S:-150}" aka optimize --op-dir examples/ops/rope --platform "$AKA_PLATFORM" \
+    --framework Triton --agent-cli builtin --max-iters 2 --workspace /tmp/rc 2>&1 | tail -4
+  inv=$(ls -d /tmp/rc/kernel_opt_*/.aka/episodes/e0001/agent/invocation-1 2>/dev/null | head -1)
+  [ -n "$inv" ] && python3 -c 'import json, sys; print(" ".join(json.load(open(sys.argv[1]))["argv"]))' \
+    "$inv/command.json" && tail -c 3000 "$inv/stderr.txt"
 } 2>&1 | tee "$out/nested.txt"
