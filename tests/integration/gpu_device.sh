@@ -9,7 +9,8 @@
 #      native CUDA row_sum_cuda (Cuda), Atrex-Bench rmsnorm (Triton) and
 #      SOL-ExecBench rope (Triton): V0, V1 from the seed kernel, one episode;
 #      each ends with its stop reason and the committed versions v0..v2, and
-#      the SOL campaign leaves a solution.json submission.
+#      the SOL campaign leaves a solution.json submission; the episode's agent must have
+#      evaluated (v2 not blocked for want of a verdict).
 # Environment: AKA_BIN, AKA_SOURCE_DIR; AKA_GPU_PLATFORM (default nvidia/h200);
 # AKA_GPU_OUT: if set, campaign statuses are copied there.
 set -euo pipefail
@@ -110,6 +111,16 @@ campaign() { # OP FRAMEWORK
       fail "campaign $op: memory/v$v.json is not committed"
   done
   grep -q "campaign stopped: budget: max-iters" "$tmp/$op.out" || fail "campaign $op: stop reason"
+  # The episode's agent evaluated its candidates: an episode blocked because the agent's own
+  # `aka eval` had no verdict (the 2026-12-06/07 device campaigns: bwrap, then the GPU, out
+  # of the agent's reach) tuned nothing, whatever the stop reason says.
+  python3 - "$ws/memory/v2.json" "$op" <<'PY' || fail "campaign $op: the agent could not evaluate"
+import json, sys
+v = json.load(open(sys.argv[1]))
+why = (v.get("quality_gate") or {}).get("failure_reason") or ""
+assert not (v["status"] == "blocked" and "no verdict" in why), f"{sys.argv[2]}: v2 {v['status']}: {why}"
+print(f"{sys.argv[2]}: v2 {v['status']}")
+PY
   if [ -n "${AKA_GPU_OUT:-}" ]; then
     mkdir -p "$AKA_GPU_OUT/$op"
     cp "$tmp/$op.out" "$tmp/$op.err" "$tmp/$op.status.json" "$ws"/memory/v*.json "$AKA_GPU_OUT/$op/"
