@@ -345,12 +345,37 @@ void sbx_add_fresh(struct strvec *a, bool parent_proc)
     strvec_pushv(a, fresh);
 }
 
+long sbx_outer_id(const char *map, long id)
+{
+    /* Lines of "INSIDE OUTSIDE COUNT" (user_namespaces(7)). */
+    for (const char *line = map; line && *line;) {
+        long inside, outside, count;
+        if (sscanf(line, "%ld %ld %ld", &inside, &outside, &count) == 3 && id >= inside &&
+            id - inside < count)
+            return outside + (id - inside);
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    return -1;
+}
+
+long sbx_nested_uid(bool in_agent_sandbox)
+{
+    struct strbuf map = STRBUF_INIT;
+    struct aka_err ignored = AKA_ERR_INIT;
+    long me = (long)geteuid(), outside = -1;
+    if (in_agent_sandbox && aka_read_file("/proc/self/uid_map", &map, 1 << 16, &ignored) == 0)
+        outside = sbx_outer_id(map.buf, me);
+    strbuf_release(&map);
+    return outside >= 0 && outside != me ? outside : -1;
+}
+
 int sbx_bwrap_argv(const struct aka_sandbox_job *job, const char *bwrap, const char *jobdir,
                    const char *ctl, const char *python_prefix, struct strvec *a,
                    struct aka_err *err)
 {
     bool parent_proc = sbx_parent_proc(job->in_agent_sandbox);
-    sbx_bwrap_head(a, bwrap, false, -1, parent_proc);
+    sbx_bwrap_head(a, bwrap, false, sbx_nested_uid(job->in_agent_sandbox), parent_proc);
     sbx_add_system(a, ctl, false);
     sbx_add_fresh(a, parent_proc);
     if (sbx_add_gpus(job, a, err) < 0 || add_runtime_binds(job, python_prefix, a, err) < 0)

@@ -105,6 +105,16 @@ void sbx_add_system(struct strvec *a, const char *ctl, bool net);
  * flag comes from the agent sandbox's environment, which they do not read.
  */
 bool sbx_parent_proc(bool in_agent_sandbox);
+/*
+ * The uid a job inside the agent sandbox runs as: the one the supervisor runs as, which is
+ * what its own one-level jobs show. A root supervisor's agent sandbox runs as uid 1000
+ * (view.c), so without this a nested job saw root's files, the GPU's device nodes among
+ * them, as owned by 1000 where every other job sees 0. -1: keep the caller's (not nested,
+ * or its user namespace maps it to itself). sbx_outer_id reads one /proc/self/uid_map
+ * text: the id `id` has outside, or -1 when no line maps it.
+ */
+long sbx_nested_uid(bool in_agent_sandbox);
+long sbx_outer_id(const char *map, long id);
 /* The same read-only system for a remote host (ssh): each directory bound when present. */
 void sbx_add_system_remote(struct strvec *a, const char *ctl);
 /* The writable job directory, its read-only inputs on top, / remounted read-only, chdir. */

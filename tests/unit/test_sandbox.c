@@ -428,6 +428,26 @@ static void t_bwrap_argv(void **state)
     aka_sandbox_job_release(&job);
 }
 
+/* A job inside the agent sandbox runs as the supervisor's uid: the id its own user namespace
+ * maps it to outside (/proc/self/uid_map), as a one-level job would. */
+static void t_nested_uid(void **state)
+{
+    (void)state;
+    assert_int_equal(sbx_outer_id("      1000          0          1\n", 1000), 0); /* root's view */
+    assert_int_equal(sbx_outer_id("1000 0 1\n", 0), -1);                           /* unmapped */
+    assert_int_equal(sbx_outer_id("0 0 4294967295\n", 1234), 1234);                /* the host */
+    assert_int_equal(sbx_outer_id("0 100000 65536\n1000 1000 1\n", 1000), 101000);
+    assert_int_equal(sbx_outer_id("", 5), -1);
+    /* Not nested, or mapped to itself (this test's own namespace): the caller's uid stays. */
+    assert_int_equal(sbx_nested_uid(false), -1);
+    struct strbuf map = STRBUF_INIT;
+    struct aka_err err = AKA_ERR_INIT;
+    assert_int_equal(aka_read_file("/proc/self/uid_map", &map, 1 << 16, &err), 0);
+    long outside = sbx_outer_id(map.buf, (long)geteuid());
+    assert_int_equal(sbx_nested_uid(true), outside == (long)geteuid() ? -1 : outside);
+    strbuf_release(&map);
+}
+
 static void t_missing_bwrap(void **state)
 {
     struct aka_sandbox_job job;
@@ -459,12 +479,12 @@ int main(void)
 {
     /* Order matters: later tests reuse the trees earlier ones built in scratch. */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_rel_paths),     cmocka_unit_test(t_never_shipped),
-        cmocka_unit_test(t_binds),         cmocka_unit_test(t_add_file),
-        cmocka_unit_test(t_add_tree),      cmocka_unit_test(t_builders_and_validate),
-        cmocka_unit_test(t_artifacts),     cmocka_unit_test(t_open_beneath),
-        cmocka_unit_test(t_result_json),   cmocka_unit_test(t_bwrap_argv),
-        cmocka_unit_test(t_missing_bwrap),
+        cmocka_unit_test(t_rel_paths),   cmocka_unit_test(t_never_shipped),
+        cmocka_unit_test(t_binds),       cmocka_unit_test(t_add_file),
+        cmocka_unit_test(t_add_tree),    cmocka_unit_test(t_builders_and_validate),
+        cmocka_unit_test(t_artifacts),   cmocka_unit_test(t_open_beneath),
+        cmocka_unit_test(t_result_json), cmocka_unit_test(t_bwrap_argv),
+        cmocka_unit_test(t_nested_uid),  cmocka_unit_test(t_missing_bwrap),
     };
     return cmocka_run_group_tests(tests, setup_scratch, teardown_scratch);
 }
