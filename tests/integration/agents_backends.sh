@@ -194,6 +194,26 @@ if "$AKA_BIN" trace source-read gossip x 2>/dev/null; then fail "unknown source 
 env -u ATREX_AKA_TRACE_FILE "$AKA_BIN" trace phase-start profile >"$tmp/receipt" 2>/dev/null
 [ ! -s "$tmp/receipt" ] || fail "a receipt was printed outside a session"
 
+# ---- --gpus: a confined test agent gets the GPU's nodes, or is refused naming them ----
+new_case gpus
+printf '{"turns":[{"actions":[]}]}\n' >"$c/scenario.json"
+gpus() { # N: exit status of a confined session asking for N GPUs
+  local rc=0
+  AKA_FAKE_SCENARIO="$c/scenario.json" AKA_FAKE_LOG="$c/log.jsonl" AKA_FAKE_STATE="$c" \
+    "$AKA_BIN" agent-session --repo-root "$AKA_SOURCE_DIR" --backend claude \
+    --cli "$FAKES/fake-claude" --worktree "$c/wt" --brief "$c/brief.md" --capture "$c/cap$1" \
+    --agent-sandbox bwrap --gpus "$1" >/dev/null 2>"$c/err.txt" || rc=$?
+  return $rc
+}
+rc=0; gpus 2 || rc=$?
+[ "$rc" = 2 ] && grep -q -- "--gpus: expected an integer in \[0, 1\]" "$c/err.txt" ||
+  fail "--gpus 2: exit $rc: $(cat "$c/err.txt")"
+if [ ! -e /dev/nvidia0 ] && command -v bwrap >/dev/null; then
+  rc=0; gpus 1 || rc=$?
+  [ "$rc" = 75 ] && grep -q "no NVIDIA GPU: /dev/nvidia0 not found" "$c/err.txt" ||
+    fail "--gpus 1 without a GPU: exit $rc: $(cat "$c/err.txt")"
+fi
+
 # ---- skills for each backend ------------------------------------------------------
 new_case skills
 for b in claude qodercli codex pi; do

@@ -1,7 +1,7 @@
 """Stands in for an honest candidate timed through a burst of machine load, or whose
 first process landed in a slow state.
 
-A correct RMSNorm that burns about 5 ms per call that the runner's clock does not see
+A correct RMSNorm that burns about 20 ms per call that the runner's clock does not see
 (the clock is moved back by what was burnt, so every reported figure stays positive),
 which makes a timing look like tampering, on these calls (AKA_TEST_BURN_WHEN):
 
@@ -37,7 +37,10 @@ time.perf_counter_ns = lambda: _real() - _hidden[0]
 
 _calls: dict[tuple[int, ...], int] = {}
 FIRST_TIMING = range(3, 6)  # the per-shape call numbers of the first timed runs
-BURN_NS = 5_000_000
+# Well above the CPU cross-check's limit even when a loaded host widens the reference's
+# spread: with 5 ms, shape 1's first timing passed once under the full suite's load
+# (2026-12-07), so the expected second repeat never came.
+BURN_NS = 20_000_000
 _WHEN = os.environ.get("AKA_TEST_BURN_WHEN", "first_timing")
 _burning: set[tuple[int, ...]] = set()  # shapes whose first timing this process runs
 
