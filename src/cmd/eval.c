@@ -232,9 +232,6 @@ static int use_episode(struct eval_opts *o, const struct aka_eval_episode *ep, s
                                ep->workspace, ep->isolation);
         o->transport.isolation = strcmp(ep->isolation, "none") == 0 ? "none" : "bwrap";
     }
-    /* Set by the supervisor for an agent it confined (src/agents/confine.c). */
-    const char *confined = getenv("ATREX_AKA_AGENT_SANDBOX");
-    o->req.in_agent_sandbox = confined && strcmp(confined, "bwrap") == 0;
     return 0;
 }
 
@@ -270,6 +267,11 @@ static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, st
     o->req.shape_ids = &o->shape_ids;
     o->req.tune = &o->tune;
     o->req.official = o->evaluator && strcmp(o->evaluator, "official") == 0;
+    /* Set by the supervisor for an agent it confined (src/agents/confine.c): where this
+     * process runs, episode or not (an explicit --op-dir inside the agent sandbox of a root
+     * supervisor built its job with a fresh /proc, which the kernel refuses there). */
+    const char *confined = getenv("ATREX_AKA_AGENT_SANDBOX");
+    o->req.in_agent_sandbox = confined && strcmp(confined, "bwrap") == 0;
     if (!o->req.op_dir || !o->req.kernel || !o->req.framework || !o->req.platform)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--op-dir, --kernel, --framework and --platform are required outside "
