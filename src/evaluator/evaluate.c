@@ -780,6 +780,21 @@ static void err_tail(const struct aka_eval_run *run, struct strbuf *out)
 }
 
 /*
+ * The native judge's own reason for a status that is not a verdict: its result's first
+ * failure ("the reference runner did not start: no CUDA device is visible: ..."), else
+ * its last log line (which for an environment failure is only "done at=...").
+ */
+static void judge_reason(const struct aka_eval_run *run, const char *line, struct strbuf *out)
+{
+    struct aka_result r;
+    struct aka_err perr = AKA_ERR_INIT;
+    bool parsed = aka_result_parse_output("harness", run->out, run->out_len, &r, &perr) == 0;
+    strbuf_addstr(out, parsed && r.failures.n ? r.failures.v[0] : line);
+    if (parsed)
+        aka_result_release(&r);
+}
+
+/*
  * Harness statuses that are not the candidate's doing: a plan or operator problem
  * (2), a failing reference (native 3), no device or memory before any kernel code
  * ran (native 4, python 75). 1 when the status is an ordinary verdict to parse.
@@ -787,33 +802,26 @@ static void err_tail(const struct aka_eval_run *run, struct strbuf *out)
 static int harness_status(const struct aka_eval_expect *x, const struct aka_eval_run *run,
                           struct aka_err *err)
 {
-    struct strbuf line = STRBUF_INIT;
-    struct aka_result r;
-    struct aka_err perr = AKA_ERR_INIT;
+    struct strbuf line = STRBUF_INIT, why = STRBUF_INIT;
     int code = run->exit_code, rc = 1;
+    bool env = (x->native && code == 4 &&
+                !contains(run->err_text, run->err_len, "aka-harness: candidate code starts")) ||
+               (!x->native && code == AKA_EXIT_ENV);
     strbuf_add_last_line(&line, run->err_text, run->err_len,
                          x->native ? "aka-harness: " : "[aka_harness] ");
+    if (x->native && (code == 3 || env))
+        judge_reason(run, line.buf, &why);
+    else
+        strbuf_addstr(&why, line.buf);
     if (code == 2)
-        rc = aka_err_set(err, AKA_EXIT_USAGE, "the evaluator refused its input: %s", line.buf);
-    else if (x->native && code == 3) {
-        bool parsed = aka_result_parse_output("harness", run->out, run->out_len, &r, &perr) == 0;
-        rc = aka_err_set(err, AKA_EXIT_USAGE, "the operator's reference failed: %s",
-                         parsed && r.failures.n ? r.failures.v[0] : line.buf);
-        if (parsed)
-            aka_result_release(&r);
-    } else if ((x->native && code == 4 &&
-                !contains(run->err_text, run->err_len, "aka-harness: candidate code starts")) ||
-               (!x->native && code == AKA_EXIT_ENV)) {
-        /* The native judge's own reason ("the reference runner did not start: no CUDA device
-         * is visible: ...") is its result's first failure; its last log line is only "done". */
-        bool parsed =
-            x->native && aka_result_parse_output("harness", run->out, run->out_len, &r, &perr) == 0;
+        rc = aka_err_set(err, AKA_EXIT_USAGE, "the evaluator refused its input: %s", why.buf);
+    else if (x->native && code == 3)
+        rc = aka_err_set(err, AKA_EXIT_USAGE, "the operator's reference failed: %s", why.buf);
+    else if (env)
         rc = aka_err_set(err, AKA_EXIT_ENV, "the evaluator could not get its device or memory: %s",
-                         parsed && r.failures.n ? r.failures.v[0] : line.buf);
-        if (parsed)
-            aka_result_release(&r);
-    }
+                         why.buf);
     strbuf_release(&line);
+    strbuf_release(&why);
     return rc;
 }
 

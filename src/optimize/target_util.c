@@ -252,17 +252,17 @@ static double tensor_bytes(const struct aka_tensor_specs *t, const struct aka_sh
     double sum = 0;
     for (size_t i = 0; i < t->n; i++) {
         const struct aka_tensor_spec *ts = &t->v[i];
-        double n = aka_dtype_bytes(ts->dtype);
         if (ts->is_scalar)
             continue;
+        double n = aka_dtype_bytes(ts->dtype);
         if (!ts->shape_declared || n < 0)
             return -1;
-        for (size_t d = 0; d < ts->shape.n && n >= 0; d++) {
+        for (size_t d = 0; d < ts->shape.n; d++) {
             double dim = eval_expr(ts->shape.v[d], s);
-            n = dim < 0 ? -1 : n * dim;
+            if (dim < 0)
+                return -1;
+            n *= dim;
         }
-        if (n < 0)
-            return -1;
         sum += n;
     }
     return sum;
