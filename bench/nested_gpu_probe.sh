@@ -50,6 +50,9 @@ print("torch.cuda.is_available", torch.cuda.is_available())'
   { echo '#!/bin/sh'
     echo '{ id; ls -la /dev | grep nvidia; grep -E " /(dev|proc|sys)(/| )" /proc/self/mountinfo | head -12'
     echo '  python3 probe.py'
+    echo '  echo "-- nested: aka sandbox run --gpus 1 inside the agent sandbox"'
+    echo '  aka sandbox run --gpus 1 --input probe.py -- sh -c "id; ls -la /dev | grep nvidia; python3 probe.py"'
+    echo '  echo "-- nested: its mounts"; aka sandbox run --gpus 1 -- sh -c "grep -E \" /(dev|proc|sys)(/| )\" /proc/self/mountinfo | head -16"'
     echo "  aka eval --op-dir op --kernel kernel.py --platform $AKA_PLATFORM --framework Triton --timed-runs 10 -v"
     echo '} >probe.txt 2>&1'; } >"$d/fake-agent"
   chmod 755 "$d/fake-agent"

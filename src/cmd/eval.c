@@ -13,6 +13,7 @@
 #include "base/proc.h"
 #include "cmd/cmd.h"
 #include "evaluator/evaluator.h"
+#include "sandbox/sandbox.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -270,8 +271,7 @@ static int finish_request(struct eval_opts *o, const struct aka_app_ctx *ctx, st
     /* Set by the supervisor for an agent it confined (src/agents/confine.c): where this
      * process runs, episode or not (an explicit --op-dir inside the agent sandbox of a root
      * supervisor built its job with a fresh /proc, which the kernel refuses there). */
-    const char *confined = getenv("ATREX_AKA_AGENT_SANDBOX");
-    o->req.in_agent_sandbox = confined && strcmp(confined, "bwrap") == 0;
+    o->req.in_agent_sandbox = aka_sandbox_inside_agent();
     if (!o->req.op_dir || !o->req.kernel || !o->req.framework || !o->req.platform)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--op-dir, --kernel, --framework and --platform are required outside "

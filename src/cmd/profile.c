@@ -9,6 +9,7 @@
 #include "base/opts.h"
 #include "cmd/cmd.h"
 #include "evaluator/evaluator.h"
+#include "sandbox/sandbox.h"
 #include "wiki/wiki.h"
 
 #include <stdio.h>
@@ -213,8 +214,7 @@ static void profile_request(const struct profile_args *a, const struct aka_app_c
                                      .timed_runs = 1,
                                      .warmup = 1,
                                      .cuda_arch = ep->cuda_arch};
-    const char *confined = getenv("ATREX_AKA_AGENT_SANDBOX");
-    req->in_agent_sandbox = confined && strcmp(confined, "bwrap") == 0;
+    req->in_agent_sandbox = aka_sandbox_inside_agent();
 }
 
 /* A live profile, in an episode: the platform's profiler and GPU must be here; the job runs

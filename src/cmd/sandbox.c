@@ -215,6 +215,8 @@ static int build_job(struct run_opts *o, struct aka_err *err)
         if (aka_sandbox_job_add_bind(j, o->binds.v[i], err) < 0)
             return -1;
     aka_sandbox_kind_parse(o->kind, &j->kind); /* one of the table's choices */
+    /* Run by an agent (a probe of its own): its job is nested as its `aka eval`'s are. */
+    j->in_agent_sandbox = aka_sandbox_inside_agent();
     j->stdout_cap = (size_t)o->stdout_cap;
     j->stderr_cap = (size_t)o->stderr_cap;
     if (o->artifact_dir || j->artifacts.n)

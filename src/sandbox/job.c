@@ -42,6 +42,12 @@ void aka_sandbox_job_init(struct aka_sandbox_job *job, enum aka_sandbox_kind kin
     job->gpu_vendor = AKA_VENDOR_NVIDIA;
 }
 
+bool aka_sandbox_inside_agent(void)
+{
+    const char *confined = getenv("ATREX_AKA_AGENT_SANDBOX");
+    return confined && strcmp(confined, "bwrap") == 0;
+}
+
 void aka_sandbox_job_release(struct aka_sandbox_job *job)
 {
     for (size_t i = 0; i < job->files.n; i++) {

@@ -97,6 +97,10 @@ struct aka_sandbox_job {
 };
 
 void aka_sandbox_job_init(struct aka_sandbox_job *job, enum aka_sandbox_kind kind);
+/* Whether this process runs inside an agent sandbox the supervisor made (src/agents/env.c
+ * sets ATREX_AKA_AGENT_SANDBOX=bwrap there): every job an aka command builds here is then
+ * nested, episode or not, and sets in_agent_sandbox. */
+bool aka_sandbox_inside_agent(void);
 void aka_sandbox_job_release(struct aka_sandbox_job *job);
 
 /*

@@ -218,12 +218,12 @@ fi
 # It sandboxes its job inside the agent's sandbox as an episode's does: started by root,
 # bwrap covers part of the agent's /proc, and a job that asks for a fresh one is refused
 # ("Can't mount proc"); it then shares the agent's. Before 2026-12-07 only an episode's
-# `aka eval` knew it was nested.
+# `aka eval` knew it was nested; `aka sandbox run` (an agent's own probe) learned it too.
 if command -v bwrap >/dev/null && "$AKA_BIN" sandbox run -- true >/dev/null 2>&1; then
   new_case nested-eval
   cp -r "$AKA_SOURCE_DIR/examples/ops/vector_add" "$c/wt/op"
   cp "$AKA_SOURCE_DIR/examples/ops/vector_add/seeds/C/kernel.c" "$c/wt/kernel.c"
-  printf '{"turns":[{"actions":[{"sh":"aka eval --op-dir op --kernel kernel.c --platform cpu --framework C --timed-runs 3 >ev.txt 2>&1; echo rc=$? >>ev.txt"}]}]}\n' \
+  printf '{"turns":[{"actions":[{"sh":"aka eval --op-dir op --kernel kernel.c --platform cpu --framework C --timed-runs 3 >ev.txt 2>&1; echo rc=$? >>ev.txt; aka sandbox run -- echo nested-job-ran >run.txt 2>&1; echo rc=$? >>run.txt"}]}]}\n' \
     >"$c/wt/scenario.json"
   AKA_FAKE_SCENARIO="$c/wt/scenario.json" AKA_FAKE_LOG="$c/wt/log.jsonl" AKA_FAKE_STATE="$c/wt" \
     "$AKA_BIN" agent-session --repo-root "$AKA_SOURCE_DIR" --backend claude \
@@ -231,6 +231,8 @@ if command -v bwrap >/dev/null && "$AKA_BIN" sandbox run -- true >/dev/null 2>&1
     --agent-sandbox bwrap --json >"$c/out.json" 2>"$c/err.txt" || fail "nested-eval: agent-session failed"
   grep -q "^rc=0$" "$c/wt/ev.txt" && grep -q "sandbox bwrap" "$c/wt/ev.txt" ||
     fail "nested-eval: the agent's aka eval did not pass in its own sandbox: $(tail -3 "$c/wt/ev.txt")"
+  grep -q "^rc=0$" "$c/wt/run.txt" && grep -q "^nested-job-ran$" "$c/wt/run.txt" ||
+    fail "nested-eval: the agent's aka sandbox run failed: $(tail -3 "$c/wt/run.txt")"
 fi
 
 # ---- skills for each backend ------------------------------------------------------
