@@ -143,9 +143,13 @@ void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct ak
     /* Writable inside the otherwise read-only view: what `aka ask-reviewer` writes. */
     aka_ws_view_writable(s->view.buf, &s->writable);
     /* Jobs on another machine: the local GPU is not the campaign's, and the agent's own
-     * `aka eval` goes through the supervisor (requests/ writable, results/ read-only). The
-     * generalized mode's agent evaluates the public operator, which the broker does not. */
-    s->brokered = strcmp(r->env.transport->ops->name, "local") != 0 && !r->camp.generalized;
+     * `aka eval` goes through the supervisor (requests/ writable, results/ read-only). So
+     * it does on this host under --agent-eval broker: a host whose GPU a sandbox nested in
+     * the agent's cannot open still serves the agent's evaluations from the supervisor's
+     * own jobs. The generalized mode's agent evaluates the public operator, which the
+     * broker does not. */
+    bool remote = strcmp(r->env.transport->ops->name, "local") != 0;
+    s->brokered = (remote || strcmp(o->agent_eval, "broker") == 0) && !r->camp.generalized;
     if (s->brokered) {
         struct strbuf requests = STRBUF_INIT;
         aka_ws_path(&requests, s->view.buf, AKA_WS_BROKER_REQUESTS);

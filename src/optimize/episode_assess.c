@@ -178,6 +178,8 @@ static int run_agent(struct aka_run *r, const struct aka_optimize_opts *o, struc
     struct agent_start as = {r, ep};
     struct aka_candidate_sandbox sbx;
     aka_candidate_sandbox_init(&sbx, r, o, ep->worktree.buf);
+    /* An unconfined agent's `aka eval` has no broker to ask (cmd/eval.c): it runs its own. */
+    ep->agent_eval_brokered = sbx.brokered && sbx.c.mode == AKA_AGENT_SANDBOX_BWRAP;
     aka_wt_path(&brief, ep->worktree.buf, AKA_WT_BRIEF);
     aka_path_join(&cap, ep->dir.buf, "agent");
     agent_env(r, ep, sbx.view.buf, &env);

@@ -109,7 +109,8 @@ struct aka_episode {
     json_t *promoted_doc; /* memory record of a verified candidate (owned), else NULL */
     long long tokens;
     char session_id[256];
-    bool recovered_handoff; /* recovery finished the agent's late handoff (episode_recover.c) */
+    bool recovered_handoff;   /* recovery finished the agent's late handoff (episode_recover.c) */
+    bool agent_eval_brokered; /* the agent's `aka eval` went through the supervisor's broker */
 };
 
 /* state.json: a missing or unreadable file is a fresh campaign (all zero). */
@@ -284,8 +285,9 @@ struct aka_candidate_sandbox {
     struct strbuf view;
     struct strvec deny, read_only, writable;
     struct aka_agent_confinement c;
-    /* A campaign whose jobs run on a remote transport: the agent's `aka eval` is served by
-     * the supervisor (evaluator/broker.c), started by aka_candidate_sandbox_start. */
+    /* A campaign whose jobs run on a remote transport, or --agent-eval broker: the agent's
+     * `aka eval` is served by the supervisor (evaluator/broker.c), started by
+     * aka_candidate_sandbox_start. */
     bool brokered;
     struct aka_eval_broker_base broker_base;
     struct aka_eval_broker *broker;

@@ -243,9 +243,26 @@ episode 2 '{"write":"kernel.c","content":'"$(jstr "$WRONG_KERNEL")"'},'"$EVAL,$C
 expect 2 rejected no
 grep -q "no complete passing" "$WS/memory/v2.json" || fail "v2 reason"
 
-# 3. pivot
-episode 3 "$EVAL"',{"sh":"'"$FINISH"' pivot"}' --fast-episodes 5
+# 3. pivot, its agent's `aka eval` served by the supervisor (--agent-eval broker: the
+# supervisor's own job on this host, the agent sandbox holding no device)
+episode 3 "$EVAL"',{"sh":"'"$FINISH"' pivot"}' --fast-episodes 5 --agent-eval broker
 expect 3 pivot no
+python3 - "$WS" "$ASB" <<'PY' || fail "v3: where the agent's evaluations ran"
+import json, sys
+ws, confined = sys.argv[1], sys.argv[2] == "bwrap"
+def evals(n):
+    return [json.loads(l) for l in open(f"{ws}/.aka/episodes/e{n:04d}/runtime/evaluations.jsonl")]
+def where(n):
+    return json.load(open(f"{ws}/memory/v{n}.json"))["episode"]["agent_eval"]
+one, three = evals(1), evals(3)
+assert one and not any(r["brokered"] for r in one), one
+assert where(1) == "sandbox", where(1)
+# Unconfined (no bwrap here), the agent's `aka eval` has no broker to ask and runs its own job.
+assert three and all(r["brokered"] is confined and r["transport"] == "local" for r in three), three
+assert where(3) == ("broker" if confined else "sandbox"), where(3)
+PY
+[ "$ASB" != bwrap ] || grep -Eq "agent evaluation [0-9a-f]{16}: (PASS|FAIL).*\(local, " "$TMP/err" ||
+  fail "v3: no progress line for a brokered evaluation: $(tail -5 "$TMP/err")"
 # The record says why, in the agent's words: the finalized journal's summary.
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["episode"]["violation"] == "episode pivot" and m["quality_gate"]["failure_reason"] == "episode pivot", m["episode"]' \
   "$WS/memory/v3.json" || fail "v3: the pivot's summary is not in the record"
