@@ -12,8 +12,8 @@
 #            --level $PROFILE_LEVEL`, default survey: durations only, one pass per launch; Nsight Compute on a clean L2, --clock-control none) for a row from
 #            the kernel's own duration: an event-timed 67 MB kernel carries ~3 us of events
 #            and the flush's dirty-L2 write-back, which no kernel can hide (measurements.md)
-#   AGENT_EVAL  --agent-eval of each campaign (default sandbox; broker: the supervisor
-#            serves the tuner's evaluations, for a host where a nested sandbox sees no GPU)
+#   AGENT_EVAL  --agent-eval of each campaign (default auto: the supervisor serves the
+#            tuner's evaluations on a GPU; sandbox: nested in the agent sandbox)
 #   ITERS    --max-iters of each campaign (default 6); STALL --max-stall (default 3)
 #   CAMPAIGN_S  the wall-clock limit of each campaign (default 270): a device call lasts at
 #            most 600 s, so pass one or two operators per call; a campaign cut by the limit
@@ -43,7 +43,7 @@ for spec in ${OPS:-row_sum_cuda:Cuda rmsnorm:Triton silu_and_mul:Triton rope:Tri
   s0=$(date +%s)
   timeout "${CAMPAIGN_S:-270}" aka optimize --op-dir "examples/ops/$op" --platform "$AKA_PLATFORM" --framework "$fw" \
     --agent-cli builtin --max-iters "${ITERS:-6}" --max-stall "${STALL:-3}" --workspace "$ws" \
-    --agent-eval "${AGENT_EVAL:-sandbox}" \
+    --agent-eval "${AGENT_EVAL:-auto}" \
     >"$out/$op/optimize.out" 2>"$out/$op/optimize.err"
   echo "exit $?, $(( $(date +%s) - s0 )) s" | tee -a "$out/summary.txt"
   camp=$(ls -d "$ws"/kernel_opt_* 2>/dev/null | head -1)

@@ -124,6 +124,24 @@ int aka_candidate_remove(const struct aka_run *r, const char *tree, struct aka_e
 
 /* ---- the agent sandbox of a session in a tree ----------------------------------------------- */
 
+/*
+ * Jobs on another machine: the local GPU is not the campaign's, and the agent's own `aka
+ * eval` goes through the supervisor (requests/ writable, results/ read-only). On this host
+ * a GPU campaign brokers too unless --agent-eval sandbox asks otherwise: on the lent H100
+ * (2026-12-07) a job nested in the agent sandbox saw the device nodes but the CUDA driver
+ * refused it (cudaGetDeviceCount: error 304, "OS call failed"), while the supervisor's
+ * own one-level jobs ran. A CPU campaign nests (tested on every CI run). The generalized
+ * mode's agent evaluates the public operator, which the broker does not serve.
+ */
+bool aka_agent_eval_brokered(const char *agent_eval, bool gpu, bool remote, bool generalized)
+{
+    if (generalized)
+        return false;
+    if (remote || strcmp(agent_eval, "broker") == 0)
+        return true;
+    return strcmp(agent_eval, "auto") == 0 && gpu;
+}
+
 void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct aka_run *r,
                                 const struct aka_optimize_opts *o, const char *tree)
 {
@@ -142,14 +160,8 @@ void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct ak
         strvec_push(&s->writable, o->agent_writable_paths.v[i]);
     /* Writable inside the otherwise read-only view: what `aka ask-reviewer` writes. */
     aka_ws_view_writable(s->view.buf, &s->writable);
-    /* Jobs on another machine: the local GPU is not the campaign's, and the agent's own
-     * `aka eval` goes through the supervisor (requests/ writable, results/ read-only). So
-     * it does on this host under --agent-eval broker: a host whose GPU a sandbox nested in
-     * the agent's cannot open still serves the agent's evaluations from the supervisor's
-     * own jobs. The generalized mode's agent evaluates the public operator, which the
-     * broker does not. */
-    bool remote = strcmp(r->env.transport->ops->name, "local") != 0;
-    s->brokered = (remote || strcmp(o->agent_eval, "broker") == 0) && !r->camp.generalized;
+    s->brokered = aka_agent_eval_brokered(
+        o->agent_eval, gpu, strcmp(r->env.transport->ops->name, "local") != 0, r->camp.generalized);
     if (s->brokered) {
         struct strbuf requests = STRBUF_INIT;
         aka_ws_path(&requests, s->view.buf, AKA_WS_BROKER_REQUESTS);

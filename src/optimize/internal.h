@@ -294,6 +294,9 @@ struct aka_candidate_sandbox {
 };
 void aka_candidate_sandbox_init(struct aka_candidate_sandbox *s, const struct aka_run *r,
                                 const struct aka_optimize_opts *o, const char *tree);
+/* Whether the supervisor serves the agent's `aka eval` (--agent-eval auto|sandbox|broker,
+ * a GPU platform, a remote transport, the generalized mode). */
+bool aka_agent_eval_brokered(const char *agent_eval, bool gpu, bool remote, bool generalized);
 /* Right before the session: start the evaluation broker when the sandbox is brokered. */
 int aka_candidate_sandbox_start(struct aka_candidate_sandbox *s, struct aka_run *r,
                                 struct aka_err *err);

@@ -47,9 +47,9 @@ struct aka_optimize_opts {
     int sandbox_timeout, environment_poll_interval;
     bool no_auto_recovery; /* code 75 starts no recovery monitor (recovery/) */
     /* the agent sandbox (agents/agents.h) */
-    const char *agent_sandbox; /* bwrap | none */
-    const char *agent_eval;    /* sandbox | broker: where the agent's own `aka eval` runs on this
-                                  host (a remote transport always brokers) */
+    const char *agent_sandbox;        /* bwrap | none */
+    const char *agent_eval;           /* auto | sandbox | broker: where the agent's own `aka eval`
+                                         runs on this host (a remote transport always brokers) */
     bool production_without_reviewer; /* production: the deterministic policy alone */
     bool generalized; /* production: private shapes, the agent sees agent_problem.json only */
     struct strvec agent_read_only_paths, agent_writable_paths;

@@ -21,7 +21,7 @@ static const char *const baselines[] = {"auto", "always", "never", NULL};
 static const char *const frameworks[] = {"Triton",   "Gluon", "CuteDSL", "Cuda", "FlyDSL",
                                          "TileLang", "C",     "PyTorch", NULL};
 static const char *const isolations[] = {"bwrap", "none", NULL};
-static const char *const agent_evals[] = {"sandbox", "broker", NULL};
+static const char *const agent_evals[] = {"auto", "sandbox", "broker", NULL};
 
 #define OFF(f) offsetof(struct aka_optimize_opts, f)
 #define BIG    1e15
@@ -277,12 +277,14 @@ static const struct aka_opt flags[] = {
      .off = OFF(agent_eval),
      .kind = AKA_OPT_CHOICE,
      .choices = agent_evals,
-     .def = "sandbox",
+     .def = "auto",
      .metavar = "WHERE",
-     .help = "where the agent's own `aka eval` runs in a campaign on this host: sandbox (a "
-             "job nested in the agent sandbox, which then holds the GPU, so `aka profile` "
-             "works too) or broker (the supervisor runs it as one of its own jobs; the agent "
-             "sandbox holds no GPU). Campaigns over ssh, Slurm or a gateway always broker"},
+     .help = "where the agent's own `aka eval` runs in a campaign on this host: broker (the "
+             "supervisor runs it as one of its own jobs; the agent sandbox holds no GPU), "
+             "sandbox (a job nested in the agent sandbox, which then holds the GPU: on the "
+             "lent H100 the CUDA driver refused such a job, error 304) or auto: broker on a "
+             "GPU platform, sandbox on the CPU. Campaigns over ssh, Slurm or a gateway always "
+             "broker"},
     {.name = "--agent-read-only-path",
      .off = OFF(agent_read_only_paths),
      .kind = AKA_OPT_LIST,

@@ -45,6 +45,7 @@ static void test_defaults(void **state)
     assert_string_equal(o.framework_baseline, "auto");
     assert_string_equal(o.transport.sandbox, "local");
     assert_string_equal(o.notes, "none");
+    assert_string_equal(o.agent_eval, "auto");
     aka_optimize_opts_release(&o);
 }
 
@@ -83,6 +84,7 @@ static const struct ok_case ok_cases[] = {
     {{"--notes", "keep it simple"}, "--notes"},
     {{"--sandbox-isolation", "none"}, "--sandbox-isolation"},
     {{"--agent-sandbox", "none"}, "--agent-sandbox"},
+    {{"--agent-eval", "broker"}, "--agent-eval"},
     {{"--agent-read-only-path", "/opt/node"}, "--agent-read-only-path"},
     {{"--agent-writable-path", "/tmp/cache", "--agent-writable-path", "/tmp/more"},
      "--agent-writable-path"},
@@ -172,6 +174,7 @@ static const struct bad_case bad_cases[] = {
     {{"--framework", "Triton"}, "--framework Triton"}, /* cpu runs only C */
     {{"--sandbox", "cloud"}, "--sandbox"},
     {{"--agent-sandbox", "docker"}, "--agent-sandbox"},
+    {{"--agent-eval", "remote"}, "--agent-eval"},
     {{"--goal", ""}, "--goal"},
     {{"--workspace-suffix", "Not_A_Slug"}, "--workspace-suffix"},
     {{"--sandbox-url", "http://u", "--verify-run-timeout", "143"}, "--sandbox-timeout"}, /* 602 */
