@@ -227,7 +227,7 @@ static void test_bundled_seeds(void **state)
                  {"examples/ops/row_sum_cuda/seeds/Cuda/kernel.cu", 1, 4},
                  {"examples/ops/rmsnorm/seeds/Triton/kernel.py", 1, 3},
                  {"examples/ops/silu_and_mul/seeds/Triton/kernel.py", 1, 3},
-                 {"examples/ops/rope/seeds/Triton/kernel.py", 2, 24}};
+                 {"examples/ops/rope/seeds/Triton/kernel.py", 6, 10752}};
     for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
         struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
         struct aka_knob_space s;
