@@ -126,18 +126,26 @@ int tune_eval(struct tune_ctx *c, const size_t *knobs, struct tune_trial *t, str
     return rc;
 }
 
+/*
+ * The supervisor's rule (episode_verify.c): a score relative to a reference that every
+ * run re-times can rise while the kernel got slower, so a candidate must beat the
+ * incumbent by its score and by its own latency geomean. Picking the winner by the score
+ * alone handed off trials that verification then rejected: row_sum_cuda's and rope's v2 on
+ * the H100 of 2026-12-07 (+19.14% by score, -15.08% by latency; +7.87% and -2.21%), an
+ * episode each.
+ */
 bool tune_better(const struct tune_trial *a, const struct tune_trial *b, double pct)
 {
     double f = 1.0 + pct / 100.0;
+    bool scores = aka_measured(a->score) && aka_measured(b->score);
+    bool latencies = aka_measured(a->latency) && aka_measured(b->latency);
     if (!a->pass)
         return false;
     if (!b->pass)
         return true;
-    if (aka_measured(a->score) && aka_measured(b->score))
-        return a->score > b->score * f;
-    if (aka_measured(a->latency) && aka_measured(b->latency))
-        return a->latency * f < b->latency;
-    return false; /* nothing comparable was measured: no evidence of a gain */
+    if (!scores && !latencies)
+        return false; /* nothing comparable was measured: no evidence of a gain */
+    return (!scores || a->score > b->score * f) && (!latencies || a->latency * f < b->latency);
 }
 
 static json_t *num_or_null(double v)

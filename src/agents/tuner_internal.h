@@ -38,7 +38,8 @@ struct tune_trial {
 /* tuner_eval.c */
 /* Evaluate the worktree kernel: with knobs (native: --tune) or as it is (knobs NULL). */
 int tune_eval(struct tune_ctx *c, const size_t *knobs, struct tune_trial *t, struct aka_err *err);
-/* Is a better than b by at least pct percent? (score when both have one, else latency) */
+/* Is a better than b by at least pct percent, by score and by latency geomean (each where
+ * both measured it; the supervisor's rule)? */
 bool tune_better(const struct tune_trial *a, const struct tune_trial *b, double pct);
 json_t *tune_trial_json(const struct tune_ctx *c, const struct tune_trial *t, bool with_knobs);
 

@@ -119,7 +119,10 @@ import json, sys
 v = json.load(open(sys.argv[1]))
 why = (v.get("quality_gate") or {}).get("failure_reason") or ""
 assert not (v["status"] == "blocked" and "no verdict" in why), f"{sys.argv[2]}: v2 {v['status']}: {why}"
-print(f"{sys.argv[2]}: v2 {v['status']}")
+# A GPU campaign's agent evaluates through the supervisor (--agent-eval auto): a job nested
+# in the agent sandbox got CUDA error 304 on the H100 of 2026-12-07.
+assert v["episode"]["agent_eval"] == "broker", v["episode"]
+print(f"{sys.argv[2]}: v2 {v['status']}, agent evaluations {v['episode']['agent_eval']}")
 PY
   if [ -n "${AKA_GPU_OUT:-}" ]; then
     mkdir -p "$AKA_GPU_OUT/$op"

@@ -8,6 +8,7 @@
 #include "aka_test.h"
 
 #include "agents/tuner.h"
+#include "agents/tuner_internal.h"
 #include "base/fs.h"
 #include "base/sha256.h"
 #include "evaluator/evaluator.h"
@@ -378,6 +379,29 @@ static void test_kind_from_brief(void **state)
     assert_int_equal(aka_tune_kind_from_brief("no title\n(goal)"), AKA_EPISODE_FAST);
 }
 
+/* A winner beats the incumbent by its score and by its latency geomean, as the supervisor's
+ * fast verification asks; one measure alone decides only when the other is missing. */
+static void test_better_by_score_and_latency(void **state)
+{
+    (void)state;
+    struct tune_trial inc = {.pass = true, .score = 10.0, .latency = 20.0};
+    struct tune_trial t = inc;
+    t.score = 11.9, t.latency = 23.0; /* +19% by score, 15% slower (row_sum_cuda's v2) */
+    assert_false(tune_better(&t, &inc, 1.0));
+    t.latency = 19.0; /* faster too */
+    assert_true(tune_better(&t, &inc, 1.0));
+    assert_false(tune_better(&t, &inc, 10.0)); /* 5% faster is not 10% */
+    t.score = AKA_MISSING;                     /* latency alone */
+    assert_true(tune_better(&t, &inc, 1.0));
+    t.latency = AKA_MISSING;
+    assert_false(tune_better(&t, &inc, 1.0)); /* nothing comparable */
+    t = inc, t.pass = false, t.score = 100.0, t.latency = 1.0;
+    assert_false(tune_better(&t, &inc, 1.0)); /* a failing trial never wins */
+    inc.pass = false;
+    t.pass = true;
+    assert_true(tune_better(&t, &inc, 1.0)); /* anything passing beats a failing incumbent */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_search_restarts_never_repeats),
         cmocka_unit_test(test_cc_flags_of_every_config),
         cmocka_unit_test(test_cc_flags_bad_input),
+        cmocka_unit_test(test_better_by_score_and_latency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
