@@ -285,9 +285,9 @@ struct aka_candidate_sandbox {
     struct strbuf view;
     struct strvec deny, read_only, writable;
     struct aka_agent_confinement c;
-    /* A campaign whose jobs run on a remote transport, or --agent-eval broker: the agent's
-     * `aka eval` is served by the supervisor (evaluator/broker.c), started by
-     * aka_candidate_sandbox_start. */
+    /* The agent's `aka eval` is served by the supervisor (evaluator/broker.c), started by
+     * aka_candidate_sandbox_start: a remote transport, a GPU campaign under --agent-eval
+     * auto, or --agent-eval broker (aka_agent_eval_brokered). */
     bool brokered;
     struct aka_eval_broker_base broker_base;
     struct aka_eval_broker *broker;
