@@ -53,8 +53,7 @@ static json_t *episode_object(const struct aka_run *r, const struct aka_episode 
     json_object_set_new(o, "agent_sandbox",
                         json_string(r->camp.agent_sandbox ? r->camp.agent_sandbox : "bwrap"));
     /* Where the agent's own evaluations ran (--agent-eval, or a remote transport). */
-    json_object_set_new(o, "agent_eval",
-                        json_string(ep->agent_eval_brokered ? "broker" : "sandbox"));
+    json_object_set_new(o, "agent_eval", json_string(aka_episode_agent_eval(ep)));
     return o;
 }
 

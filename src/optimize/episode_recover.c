@@ -87,6 +87,8 @@ static int load_active(struct aka_run *r, struct aka_episode *ep, struct aka_err
         if (ep->kind == AKA_EPISODE_FAST && json_is_integer(trials) &&
             json_integer_value(trials) > 0 && json_integer_value(trials) <= 1000)
             ep->fast_trials = (int)json_integer_value(trials);
+        const char *agent_eval = json_string_value(json_object_get(doc, "agent_eval"));
+        ep->agent_eval_brokered = agent_eval && strcmp(agent_eval, "broker") == 0;
         ep->has_intent =
             aka_ws_intent_from_json(json_object_get(doc, "version_commit"), &ep->intent);
         load_groups(doc, ep);

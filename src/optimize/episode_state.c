@@ -78,6 +78,11 @@ static json_t *groups_json(const struct aka_episode *ep)
     return a;
 }
 
+const char *aka_episode_agent_eval(const struct aka_episode *ep)
+{
+    return ep->agent_eval_brokered ? "broker" : "sandbox";
+}
+
 int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *ep,
                             struct aka_err *err)
 {
@@ -94,6 +99,9 @@ int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *e
     json_object_set_new(doc, "agent_groups", groups_json(ep));
     if (ep->kind == AKA_EPISODE_FAST && ep->fast_trials > 0) /* the gate a resume applies */
         json_object_set_new(doc, "fast_trials", json_integer(ep->fast_trials));
+    /* Where the agent's evaluations run: the record a resume writes says what ran, whatever
+     * --agent-eval the resuming command was given. */
+    json_object_set_new(doc, "agent_eval", json_string(aka_episode_agent_eval(ep)));
     if (ep->probes) /* the probe plan a resume runs again (episode_probe.c) */
         json_object_set_new(doc, "probes", json_incref(ep->probes));
     if (ep->has_intent) /* the version commit about to be made */

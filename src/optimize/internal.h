@@ -110,13 +110,17 @@ struct aka_episode {
     long long tokens;
     char session_id[256];
     bool recovered_handoff;   /* recovery finished the agent's late handoff (episode_recover.c) */
-    bool agent_eval_brokered; /* the agent's `aka eval` went through the supervisor's broker */
+    bool agent_eval_brokered; /* the agent's `aka eval` went through the supervisor's broker
+                                 (kept in the active record: a resume records what ran) */
 };
 
 /* state.json: a missing or unreadable file is a fresh campaign (all zero). */
 void aka_state_load(const char *ws, struct aka_episode_counters *c);
 int aka_state_save(const char *ws, const struct aka_episode_counters *c, struct aka_err *err);
 
+/* "broker" or "sandbox": where the episode's agent evaluations run (the record's and the
+ * active record's agent_eval). */
+const char *aka_episode_agent_eval(const struct aka_episode *ep);
 /* .aka/active_episode.json: written (atomically) before each irreversible step. */
 int aka_episode_save_active(const struct aka_run *r, const struct aka_episode *ep,
                             struct aka_err *err);

@@ -330,7 +330,8 @@ for k in ("improvement_pct", "ci_low_pct", "ci_high_pct", "dispersion_pct"):
     assert isinstance(v[k], (int, float)), (k, v)
 PY
 # 12. interrupted: the supervisor is killed (SIGKILL) while the agent works; the
-# rerun records the episode as interrupted before anything else.
+# rerun records the episode as interrupted before anything else. The killed run's agent
+# evaluated through the broker; the rerun, without --agent-eval, records what ran.
 printf '{"turns":[{"actions":[%s,{"sh":"echo $PPID > %s/agent.pid; sleep 30.12"}]}]}\n' "$USAGE" "$FK" \
   >"$FK/scenario.json"
 rm -f "$FK/agent.pid"
@@ -338,7 +339,7 @@ before_head=$(git -C "$WS" rev-parse HEAD)
 AKA_FAKE_SCENARIO="$FK/scenario.json" AKA_FAKE_LOG="$FK/fake.log" AKA_FAKE_STATE="$FK" \
   "$AKA" optimize --op-dir "$OP" --platform cpu --framework C --agent-cli claude \
   --agent-cli-path "$SRC/tests/fakes/fake-claude" --workspace "$TMP" --sandbox-isolation "$ISO" "${AGENT_FLAGS[@]}" \
-  --max-iters 12 --fast-episodes 20 >"$TMP/out" 2>"$TMP/err" &
+  --max-iters 12 --fast-episodes 20 --agent-eval broker >"$TMP/out" 2>"$TMP/err" &
 sup=$!
 for _ in $(seq 300); do [ -s "$FK/agent.pid" ] && break; sleep 0.1; done
 [ -s "$FK/agent.pid" ] || fail "v12: the agent never started"
@@ -350,10 +351,12 @@ else # a confined one dies with it (--die-with-parent, its own PID namespace)
   for _ in $(seq 50); do pgrep -f "sleep 30[.]12" >/dev/null || break; sleep 0.1; done
   ! pgrep -f "sleep 30[.]12" >/dev/null || fail "v12: the confined agent outlived its supervisor"
 fi
-python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 12 and a["phase"] == "exploring" and a["fast_trials"] == 5, a' \
-  "$WS/.aka/active_episode.json" || fail "v12: active record"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert a["episode"] == 12 and a["phase"] == "exploring" and a["fast_trials"] == 5 and a["agent_eval"] == ("broker" if sys.argv[2] == "bwrap" else "sandbox"), a' \
+  "$WS/.aka/active_episode.json" "$ASB" || fail "v12: active record"
 episode 12 '{"text":"never runs"}' --fast-episodes 20
 expect 12 interrupted no
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["episode"]; assert e["agent_eval"] == ("broker" if sys.argv[2] == "bwrap" else "sandbox"), e' \
+  "$WS/memory/v12.json" "$ASB" || fail "v12: the record does not say where the agent's evaluations ran"
 grep -q "recovering after an interrupted supervisor" "$TMP/err" || fail "v12: no recovery line"
 
 # 13. a crash after the version commit: the commit is proven and only the cleanup runs
