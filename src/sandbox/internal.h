@@ -109,7 +109,8 @@ bool sbx_parent_proc(bool in_agent_sandbox);
  * The uid a job inside the agent sandbox runs as: the one the supervisor runs as, which is
  * what its own one-level jobs show. A root supervisor's agent sandbox runs as uid 1000
  * (view.c), so without this a nested job saw root's files, the GPU's device nodes among
- * them, as owned by 1000 where every other job sees 0. -1: keep the caller's (not nested,
+ * them, as owned by 1000 where every other job sees 0 (matching them did not let CUDA
+ * start there: error 304 stayed, lent H100, 2026-12-07). -1: keep the caller's (not nested,
  * or its user namespace maps it to itself). sbx_outer_id reads one /proc/self/uid_map
  * text: the id `id` has outside, or -1 when no line maps it.
  */

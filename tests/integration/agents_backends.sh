@@ -26,10 +26,12 @@ new_case() {
 }
 
 # session BACKEND SCENARIO_JSON [aka agent-session args...]: run it, JSON in $c/out.json.
+# The fake's scenario, log and state are in $FAKE_DIR (default $c; a confined fake sees only
+# its worktree).
 session() {
-  local backend=$1 scenario=$2; shift 2
-  printf '%s\n' "$scenario" >"$c/scenario.json"
-  AKA_FAKE_SCENARIO="$c/scenario.json" AKA_FAKE_LOG="$c/log.jsonl" AKA_FAKE_STATE="$c" \
+  local backend=$1 scenario=$2 fd=${FAKE_DIR:-$c}; shift 2
+  printf '%s\n' "$scenario" >"$fd/scenario.json"
+  AKA_FAKE_SCENARIO="$fd/scenario.json" AKA_FAKE_LOG="$fd/log.jsonl" AKA_FAKE_STATE="$fd" \
     "$AKA_BIN" agent-session --repo-root "$AKA_SOURCE_DIR" --backend "$backend" \
     --cli "$FAKES/fake-$backend" --worktree "$c/wt" --brief "$c/brief.md" --capture "$c/cap" \
     --json "$@" >"$c/out.json" 2>"$c/err.txt" || { cat "$c/err.txt"; fail "$backend: aka agent-session failed"; }
@@ -223,12 +225,8 @@ if command -v bwrap >/dev/null && "$AKA_BIN" sandbox run -- true >/dev/null 2>&1
   new_case nested-eval
   cp -r "$AKA_SOURCE_DIR/examples/ops/vector_add" "$c/wt/op"
   cp "$AKA_SOURCE_DIR/examples/ops/vector_add/seeds/C/kernel.c" "$c/wt/kernel.c"
-  printf '{"turns":[{"actions":[{"sh":"aka eval --op-dir op --kernel kernel.c --platform cpu --framework C --timed-runs 3 >ev.txt 2>&1; echo rc=$? >>ev.txt; aka sandbox run -- echo nested-job-ran >run.txt 2>&1; echo rc=$? >>run.txt"}]}]}\n' \
-    >"$c/wt/scenario.json"
-  AKA_FAKE_SCENARIO="$c/wt/scenario.json" AKA_FAKE_LOG="$c/wt/log.jsonl" AKA_FAKE_STATE="$c/wt" \
-    "$AKA_BIN" agent-session --repo-root "$AKA_SOURCE_DIR" --backend claude \
-    --cli "$FAKES/fake-claude" --worktree "$c/wt" --brief "$c/brief.md" --capture "$c/cap" \
-    --agent-sandbox bwrap --json >"$c/out.json" 2>"$c/err.txt" || fail "nested-eval: agent-session failed"
+  FAKE_DIR=$c/wt session claude '{"turns":[{"actions":[{"sh":"aka eval --op-dir op --kernel kernel.c --platform cpu --framework C --timed-runs 3 >ev.txt 2>&1; echo rc=$? >>ev.txt; aka sandbox run -- echo nested-job-ran >run.txt 2>&1; echo rc=$? >>run.txt"}]}]}' \
+    --agent-sandbox bwrap
   grep -q "^rc=0$" "$c/wt/ev.txt" && grep -q "sandbox bwrap" "$c/wt/ev.txt" ||
     fail "nested-eval: the agent's aka eval did not pass in its own sandbox: $(tail -3 "$c/wt/ev.txt")"
   grep -q "^rc=0$" "$c/wt/run.txt" && grep -q "^nested-job-ran$" "$c/wt/run.txt" ||
