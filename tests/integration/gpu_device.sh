@@ -114,9 +114,13 @@ campaign() { # OP FRAMEWORK
   # The episode's agent evaluated its candidates: an episode blocked because the agent's own
   # `aka eval` had no verdict (the 2026-12-06/07 device campaigns: bwrap, then the GPU, out
   # of the agent's reach) tuned nothing, whatever the stop reason says.
-  python3 - "$ws/memory/v2.json" "$op" <<'PY' || fail "campaign $op: the agent could not evaluate"
+  python3 - "$ws/memory/v2.json" "$op" "$ws/.aka/episodes/e0001/agent/invocation-1/command.json" <<'PY' ||
+    fail "campaign $op: the agent could not evaluate, or held the GPU"
 import json, sys
 v = json.load(open(sys.argv[1]))
+# ... and held no GPU itself: its sandbox binds no device node.
+argv = json.load(open(sys.argv[3]))["argv"]
+assert not any(a.startswith("/dev/nvidia") for a in argv), [a for a in argv if "nvidia" in a]
 why = (v.get("quality_gate") or {}).get("failure_reason") or ""
 assert not (v["status"] == "blocked" and "no verdict" in why), f"{sys.argv[2]}: v2 {v['status']}: {why}"
 # A GPU campaign's agent evaluates through the supervisor (--agent-eval auto): a job nested
