@@ -217,33 +217,60 @@ static void profile_request(const struct profile_args *a, const struct aka_app_c
     req->in_agent_sandbox = aka_sandbox_inside_agent();
 }
 
-/* A live profile, in an episode: the platform's profiler and GPU must be here; the job runs
- * through the campaign's transport (the evaluator builds it) and the export comes back under
- * the worktree's .aka/profiles/. */
+/* The job runs through the campaign's transport from here, or, when the campaign's supervisor
+ * serves this agent's jobs (a GPU campaign on its host or a remote one: evaluator/broker.c),
+ * by the supervisor under its own profiler, the export coming back into artifact_dir. */
+static int run_job(struct profile_args *a, const struct aka_eval_episode *ep, bool brokered,
+                   struct aka_eval_request *req, struct aka_eval_outcome *out, struct aka_err *err)
+{
+    struct aka_sandbox_transport t;
+    aka_eval_heartbeat_on("aka profile", a->heartbeat);
+    if (brokered) {
+        struct aka_eval_profile_ask ask = {a->level, a->regex, &a->metrics};
+        req->profile_ask = &ask;
+        int rc = aka_eval_broker_call(ep->workspace, req, out, err);
+        req->profile_ask = NULL;
+        return rc;
+    }
+    a->transport.env_cannot_choose = true;
+    if (ep->isolation && !aka_transport_opt_given(&a->transport, "--sandbox-isolation"))
+        a->transport.isolation = strcmp(ep->isolation, "none") == 0 ? "none" : "bwrap";
+    if (aka_transport_opts_validate(&a->transport, ep->platform, err) < 0 ||
+        aka_transport_open(&a->transport, &t, err) < 0)
+        return -1;
+    return aka_evaluate(&t, req, out, err);
+}
+
+/* The profiler's command line: this machine's, or, brokered, only checked here (the
+ * supervisor builds its own from the same flags). */
+static int command(const struct profile_args *a, const char *platform, bool brokered,
+                   struct strvec *argv, struct strbuf *dir, struct aka_err *err)
+{
+    if (brokered)
+        return aka_profile_ncu_argv(a->level, a->regex, &a->metrics, argv, err);
+    return aka_profile_command(platform, a->level, a->regex, &a->metrics, argv, dir, err);
+}
+
+/* A live profile, in an episode: the platform's profiler and GPU must be here (or the
+ * supervisor's, brokered); the export comes back under the worktree's .aka/profiles/. */
 static int live(struct profile_args *a, const struct aka_app_ctx *ctx, struct aka_err *err)
 {
     struct aka_eval_episode ep;
     struct aka_eval_request req;
     struct aka_eval_outcome out;
-    struct aka_sandbox_transport t;
-    struct strbuf tool = STRBUF_INIT, dir = STRBUF_INIT, export = STRBUF_INIT;
+    struct strbuf dir = STRBUF_INIT, export = STRBUF_INIT;
     struct strvec argv = STRVEC_INIT, shapes = STRVEC_INIT;
     memset(&ep, 0, sizeof(ep));
     aka_eval_outcome_init(&out);
     int rc = aka_eval_episode_detect(&ep, ctx->repo_root, err);
     const char *platform = a->platform ? a->platform : ep.platform;
+    bool brokered =
+        rc == 0 && ep.active && aka_sandbox_inside_agent() && aka_eval_broker_present(ep.workspace);
     if (rc == 0 && !platform)
         rc = aka_err_set(err, AKA_EXIT_USAGE,
                          "--platform: required outside an episode (or use --from-report FILE)");
     if (rc == 0)
-        rc = aka_profile_ncu_argv(a->level, a->regex, &a->metrics, &argv, err);
-    if (rc == 0) /* this machine first: no profiler or no GPU is exit 75 wherever it runs */
-        rc = aka_profile_environment(platform, NULL, &tool, err);
-    if (rc == 0 && strcmp(aka_basename(tool.buf), "ncu") != 0)
-        rc = aka_err_set(err, AKA_EXIT_FAILED,
-                         "profile: live profiles with %s are not built yet; save its CSV and use "
-                         "--from-report FILE",
-                         aka_basename(tool.buf));
+        rc = command(a, platform, brokered, &argv, &dir, err);
     if (rc == 0 && !ep.active)
         rc = aka_err_set(err, AKA_EXIT_USAGE,
                          "profile: a live profile runs in an episode worktree "
@@ -251,27 +278,14 @@ static int live(struct profile_args *a, const struct aka_app_ctx *ctx, struct ak
     if (rc == 0 && !a->shape)
         rc = aka_err_set(err, AKA_EXIT_USAGE,
                          "--shape-id: required for a live profile (one shape is profiled)");
-    if (rc == 0)
-        rc = aka_profile_tool_dir(tool.buf, &dir, err);
     if (rc == 0) {
-        free(argv.v[0]);
-        argv.v[0] = aka_xstrdup(tool.buf);
         strvec_push(&shapes, a->shape);
         profile_request(a, ctx, &ep, &shapes, &req);
         req.profiler = &argv;
         req.profiler_dir = dir.buf;
         strbuf_addf(&export, "%s/.aka/profiles/raw", ep.worktree);
         req.artifact_dir = export.buf;
-        a->transport.env_cannot_choose = true;
-        if (ep.isolation && !aka_transport_opt_given(&a->transport, "--sandbox-isolation"))
-            a->transport.isolation = strcmp(ep.isolation, "none") == 0 ? "none" : "bwrap";
-        rc = aka_transport_opts_validate(&a->transport, ep.platform, err);
-    }
-    if (rc == 0)
-        rc = aka_transport_open(&a->transport, &t, err);
-    if (rc == 0) {
-        aka_eval_heartbeat_on("aka profile", a->heartbeat);
-        rc = aka_evaluate(&t, &req, &out, err);
+        rc = run_job(a, &ep, brokered, &req, &out, err);
     }
     if (rc == 0) {
         strbuf_addf(&export, "/%s", AKA_EVAL_PROFILE_EXPORT);
@@ -279,7 +293,6 @@ static int live(struct profile_args *a, const struct aka_app_ctx *ctx, struct ak
     }
     aka_eval_outcome_release(&out);
     aka_eval_episode_release(&ep);
-    strbuf_release(&tool);
     strbuf_release(&dir);
     strbuf_release(&export);
     strvec_clear(&argv);

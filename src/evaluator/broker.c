@@ -1,9 +1,12 @@
 /*
- * broker.c — the evaluations an agent asks for in a campaign whose jobs run elsewhere.
+ * broker.c — the evaluations and profiles an agent asks for in a campaign whose jobs it
+ * cannot run itself.
  *
  * In a campaign over ssh, Slurm or a gateway the agent still runs on the campaign's host,
  * in its sandbox, without the transport: it has no network to the GPU host and never sees
- * ~/.ssh. So its `aka eval` cannot run a job itself. Instead it hands the request to the
+ * ~/.ssh. A GPU campaign on this host brokers too by default (optimize's --agent-eval): a
+ * CUDA job nested in the agent sandbox was refused by the driver, so that sandbox binds no
+ * GPU. So its `aka eval` cannot run a job itself. Instead it hands the request to the
  * supervisor through two directories of its episode view (workspace paths
  * AKA_WS_BROKER_REQUESTS and AKA_WS_BROKER_RESULTS):
  *
@@ -23,6 +26,13 @@
  * written to a directory of the supervisor's own. What comes back is only ever the agent's
  * information: the supervisor never reads a result, and promotes nothing from one (its own
  * verification evaluates the committed candidate again).
+ *
+ * An agent's `aka profile` travels the same way: the request adds "profile" (level, kernel
+ * regex, extra metric names, exactly one shape) and the supervisor runs the job under its
+ * own profiler command line (aka_eval_broker_base.profiler: the profiler found on the
+ * supervisor's host, flags checked there), then returns the export's text in the result
+ * ("profile_export", at most EXPORT_MAX_BYTES), which the agent's side writes into its own
+ * artifact directory and summarizes as a local profile's.
  */
 #include "evaluator/evaluator.h"
 
@@ -45,10 +55,16 @@
 #define MAX_SHAPE_IDS     256
 #define MAX_TUNE          64
 #define ID_LEN            16
+#define MAX_METRICS       32
+/* An ncu CSV of 200 launches at the deep level stays well under this; a larger export is
+ * refused rather than cut (a cut CSV would read as a malformed one). */
+#define EXPORT_MAX_BYTES ((size_t)16 << 20)
 
 static const char *const request_keys[] = {
     "kernel_name",    "kernel_base64", "shape_ids",    "multi_seed", "timed_runs", "warmup",
-    "time_budget_ms", "tune",          "timed_inputs", "timing",     NULL};
+    "time_budget_ms", "tune",          "timed_inputs", "timing",     "profile",    NULL};
+static const char *const profile_keys[] = {"level", "kernel_regex", "metrics", NULL};
+static const char *const profile_levels[] = {"survey", "sol", "deep", NULL};
 
 /* ---- names ----------------------------------------------------------------------------------- */
 
@@ -97,6 +113,14 @@ static json_t *request_json(const struct aka_eval_request *req, const struct str
         json_object_set_new(j, "timed_inputs", json_string(req->timed_inputs));
     if (req->timing)
         json_object_set_new(j, "timing", json_string(req->timing));
+    if (req->profile_ask) {
+        const struct aka_eval_profile_ask *a = req->profile_ask;
+        json_t *p = json_pack("{s:s, s:o}", "level", a->level, "metrics",
+                              aka_json_string_array(a->metrics));
+        if (a->kernel_regex)
+            json_object_set_new(p, "kernel_regex", json_string(a->kernel_regex));
+        json_object_set_new(j, "profile", p);
+    }
     strbuf_release(&b64);
     return j;
 }
@@ -109,14 +133,17 @@ struct wanted {
     long long multi_seed, timed_runs, warmup, time_budget_ms;
     const char *timed_inputs;
     const char *timing;
+    bool profile; /* a profile: level, kernel_regex (NULL: every kernel) and metrics */
+    const char *level, *kernel_regex;
+    struct strvec metrics;
 };
 
-static int string_list(const struct jctx *c, json_t *obj, const char *key, size_t max,
-                       struct strvec *out)
+static int string_list(const struct jctx *c, json_t *obj, const char *path, const char *key,
+                       size_t max, struct strvec *out)
 {
     json_t *arr = NULL, *v;
     size_t i;
-    if (jget_arr(c, obj, "", key, false, &arr) < 0)
+    if (jget_arr(c, obj, path, key, false, &arr) < 0)
         return -1;
     if (arr && json_array_size(arr) > max)
         return jfail(c, key, "expected at most %zu entries; got %zu", max, json_array_size(arr));
@@ -149,6 +176,30 @@ static int counts(const struct jctx *c, json_t *obj, struct wanted *w)
     return 0;
 }
 
+/* The optional "profile" object: which level, kernels and extra metrics. Its strings reach
+ * the profiler's command line only through the supervisor's own checks (profile.h's
+ * aka_profile_ncu_argv refuses a metric that would read as a flag). */
+static int parse_profile(const struct jctx *c, json_t *doc, struct wanted *w)
+{
+    json_t *p = NULL;
+    int level = 0;
+    if (jget_obj(c, doc, "", "profile", false, &p) < 0)
+        return -1;
+    if (!p)
+        return 0;
+    if (jcheck_keys(c, p, "profile", profile_keys) < 0 ||
+        jget_enum(c, p, "profile", "level", true, profile_levels, &level) < 0 ||
+        jget_str(c, p, "profile", "kernel_regex", false, &w->kernel_regex) < 0 ||
+        string_list(c, p, "profile", "metrics", MAX_METRICS, &w->metrics) < 0)
+        return -1;
+    if (w->shape_ids.n != 1)
+        return jfail(c, "shape_ids", "a profile runs one shape; expected 1 id, got %zu",
+                     w->shape_ids.n);
+    w->profile = true;
+    w->level = profile_levels[level];
+    return 0;
+}
+
 static int parse_request(const char *path, json_t *doc, struct wanted *w, struct aka_err *err)
 {
     struct jctx c = {path, err};
@@ -157,8 +208,8 @@ static int parse_request(const char *path, json_t *doc, struct wanted *w, struct
     if (jexpect_obj(&c, doc, "") < 0 || jcheck_keys(&c, doc, "", request_keys) < 0 ||
         jget_str(&c, doc, "", "kernel_name", true, &w->kernel_name) < 0 ||
         jget_str(&c, doc, "", "kernel_base64", true, &b64) < 0 || counts(&c, doc, w) < 0 ||
-        string_list(&c, doc, "shape_ids", MAX_SHAPE_IDS, &w->shape_ids) < 0 ||
-        string_list(&c, doc, "tune", MAX_TUNE, &w->tune) < 0 ||
+        string_list(&c, doc, "", "shape_ids", MAX_SHAPE_IDS, &w->shape_ids) < 0 ||
+        string_list(&c, doc, "", "tune", MAX_TUNE, &w->tune) < 0 ||
         jget_enum(&c, doc, "", "timed_inputs", false, aka_eval_timed_input_modes, &mode) < 0 ||
         jget_enum(&c, doc, "", "timing", false, aka_eval_timing_modes, &timing) < 0)
         return -1;
@@ -170,7 +221,7 @@ static int parse_request(const char *path, json_t *doc, struct wanted *w, struct
                      "'-'; at most 64 bytes)");
     if (!aka_base64_decode(b64, strlen(b64), KERNEL_MAX_BYTES, &w->kernel))
         return jfail(&c, "kernel_base64", "expected base64 of at most %zu bytes", KERNEL_MAX_BYTES);
-    return 0;
+    return parse_profile(&c, doc, w);
 }
 
 static void wanted_release(struct wanted *w)
@@ -178,6 +229,7 @@ static void wanted_release(struct wanted *w)
     strbuf_release(&w->kernel);
     strvec_clear(&w->shape_ids);
     strvec_clear(&w->tune);
+    strvec_clear(&w->metrics);
 }
 
 /* ---- the result: written by the supervisor, read by the agent's `aka eval` ------------------- */
@@ -267,7 +319,30 @@ static int post_request(const char *view, const char *id, const struct aka_eval_
     return rc;
 }
 
-static int read_answer(const char *path, struct aka_eval_outcome *out, struct aka_err *err)
+/* A profile's export, as the supervisor's job wrote it, into the agent's artifact_dir; an
+ * earlier profile's export there is removed first, so none is never read as this one's. */
+static int keep_export(const char *path, json_t *doc, const struct aka_eval_request *req,
+                       struct aka_err *err)
+{
+    struct jctx c = {path, err};
+    struct strbuf dst = STRBUF_INIT;
+    const char *text = NULL;
+    if (!req->profile_ask || !req->artifact_dir)
+        return 0;
+    aka_path_join(&dst, req->artifact_dir, AKA_EVAL_PROFILE_EXPORT);
+    int rc = aka_remove_tree(dst.buf, err);
+    if (rc == 0)
+        rc = jget_str(&c, doc, "", "profile_export", false, &text);
+    if (rc == 0 && text) /* none: `aka profile` says the profiler wrote no export */
+        rc = aka_mkdir_p(req->artifact_dir, 0755, err);
+    if (rc == 0 && text)
+        rc = aka_write_file_atomic(dst.buf, text, strlen(text), 0644, err);
+    strbuf_release(&dst);
+    return rc;
+}
+
+static int read_answer(const char *path, const struct aka_eval_request *req,
+                       struct aka_eval_outcome *out, struct aka_err *err)
 {
     json_t *doc = NULL, *e;
     if (aka_json_load_file(path, &doc, err) < 0)
@@ -281,6 +356,8 @@ static int read_answer(const char *path, struct aka_eval_outcome *out, struct ak
                          msg ? msg : "no message");
     } else {
         rc = outcome_from_json(path, doc, out, err);
+        if (rc == 0)
+            rc = keep_export(path, doc, req, err);
     }
     json_decref(doc);
     return rc;
@@ -299,8 +376,9 @@ int aka_eval_broker_call(const char *view, const struct aka_eval_request *req,
     strbuf_addf(&answer, "/%s.json", id);
     if (rc == 0)
         fprintf(stderr,
-                "aka eval: evaluation %s handed to the supervisor (the campaign's jobs "
-                "run on its transport); waiting\n",
+                "aka %s: %s %s handed to the supervisor (the campaign's jobs run on its "
+                "transport); waiting\n",
+                req->profile_ask ? "profile" : "eval", req->profile_ask ? "profile" : "evaluation",
                 id);
     /* No limit of its own: the agent's session timeout ends a wait the supervisor never
      * answers, and an evaluation's length is the transport's business. The heartbeat
@@ -313,7 +391,7 @@ int aka_eval_broker_call(const char *view, const struct aka_eval_request *req,
         proc_beat_tick(&wait);
     }
     if (rc == 0)
-        rc = read_answer(answer.buf, out, err);
+        rc = read_answer(answer.buf, req, out, err);
     strbuf_release(&answer);
     return rc;
 }
@@ -334,13 +412,14 @@ struct aka_eval_broker {
 
 /* "agent evaluation <id>: PASS, latency geomean 19.3 us (ssh, 4.2 s)", or FAIL, or the
  * error, for the campaign's progress output. */
-static void say_served(const struct aka_eval_broker *b, const char *id, const json_t *doc)
+static void say_served(const struct aka_eval_broker *b, const char *what, const char *id,
+                       const json_t *doc)
 {
     struct strbuf line = STRBUF_INIT;
     const json_t *result = json_object_get(doc, "result");
     const json_t *error = json_object_get(doc, "error");
     double geo = json_number_value(json_object_get(result, "latency_us_geomean"));
-    strbuf_addf(&line, "agent evaluation %s: ", id);
+    strbuf_addf(&line, "agent %s %s: ", what, id);
     if (error)
         strbuf_addf(&line, "error: %s", json_string_value(json_object_get(error, "message")));
     else if (json_is_true(json_object_get(result, "all_pass")))
@@ -355,7 +434,7 @@ static void say_served(const struct aka_eval_broker *b, const char *id, const js
     strbuf_release(&line);
 }
 
-static void answer(struct aka_eval_broker *b, const char *id, json_t *doc)
+static void answer(struct aka_eval_broker *b, const char *what, const char *id, json_t *doc)
 {
     struct strbuf path = STRBUF_INIT;
     struct aka_err e = AKA_ERR_INIT;
@@ -363,41 +442,97 @@ static void answer(struct aka_eval_broker *b, const char *id, json_t *doc)
     if (aka_json_write_file(path.buf, doc, &e) < 0)
         fprintf(stderr, "aka: evaluation broker: %s\n", e.msg);
     else if (b->base.served)
-        say_served(b, id, doc);
+        say_served(b, what, id, doc);
     json_decref(doc);
     strbuf_release(&path);
 }
 
+/* The request of w as the campaign's evaluation of kernel (the operator comes later). */
+static void wanted_request(const struct aka_eval_broker *b, const struct wanted *w,
+                           const char *kernel, struct aka_eval_request *req)
+{
+    *req = b->base.req;
+    req->kernel = kernel;
+    req->shape_ids = &w->shape_ids;
+    req->tune = &w->tune;
+    req->multi_seed = (int)w->multi_seed;
+    req->timed_runs = (int)w->timed_runs;
+    req->warmup = (int)w->warmup;
+    req->time_budget_ms = (int)w->time_budget_ms;
+    req->timed_inputs = w->timed_inputs;
+    req->timing = w->timing;
+}
+
+/* A profile: the supervisor's own profiler command line (never one from the request), one
+ * seed, one warm-up and one timed run, the export into export_dir. */
+static int profile_request(const struct aka_eval_broker *b, const struct wanted *w,
+                           struct strvec *argv, struct strbuf *tool_dir, const char *export_dir,
+                           struct aka_eval_request *req, struct aka_err *e)
+{
+    struct aka_eval_profile_ask ask = {w->level, w->kernel_regex, &w->metrics};
+    if (!b->base.profiler)
+        return aka_err_set(e, AKA_EXIT_ENV, "profile: this campaign's supervisor does not profile");
+    if (b->base.profiler(b->base.profiler_data, &ask, argv, tool_dir, e) < 0)
+        return -1;
+    req->profiler = argv;
+    req->profiler_dir = tool_dir->buf;
+    req->artifact_dir = export_dir;
+    req->multi_seed = req->timed_runs = req->warmup = 1;
+    return 0;
+}
+
+/* The profile job's export into the answer; none when the profiler wrote none. */
+static int attach_export(json_t *doc, const char *export_dir, struct aka_err *e)
+{
+    struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+    int rc = 0;
+    aka_path_join(&path, export_dir, AKA_EVAL_PROFILE_EXPORT);
+    if (aka_exists(path.buf))
+        rc = aka_read_plain_file(path.buf, &text, EXPORT_MAX_BYTES, e);
+    if (rc == 0 && text.len)
+        json_object_set_new(doc, "profile_export", aka_json_text(text.buf, text.len));
+    strbuf_release(&path);
+    strbuf_release(&text);
+    return rc;
+}
+
 static json_t *evaluate_wanted(struct aka_eval_broker *b, const char *id, struct wanted *w)
 {
-    struct strbuf kernel = STRBUF_INIT, op_dir = STRBUF_INIT;
+    struct strbuf dir = STRBUF_INIT, kernel = STRBUF_INIT, export = STRBUF_INIT;
+    struct strbuf op_dir = STRBUF_INIT, tool_dir = STRBUF_INIT;
+    struct strvec profiler = STRVEC_INIT;
     struct aka_eval_outcome out;
+    struct aka_eval_request req;
     struct aka_err e = AKA_ERR_INIT;
     json_t *doc = NULL;
     aka_eval_outcome_init(&out);
-    strbuf_addf(&kernel, "%s/%s", b->scratch, id);
-    if (aka_mkdir_p(kernel.buf, 0700, &e) == 0) {
-        strbuf_addf(&kernel, "/%s", w->kernel_name);
-        struct aka_eval_request req = b->base.req;
-        req.kernel = kernel.buf;
-        req.shape_ids = &w->shape_ids;
-        req.tune = &w->tune;
-        req.multi_seed = (int)w->multi_seed;
-        req.timed_runs = (int)w->timed_runs;
-        req.warmup = (int)w->warmup;
-        req.time_budget_ms = (int)w->time_budget_ms;
-        req.timed_inputs = w->timed_inputs;
-        req.timing = w->timing;
-        if (aka_write_file_atomic(kernel.buf, w->kernel.buf, w->kernel.len, 0644, &e) == 0 &&
-            b->base.resolve(b->base.resolve_data, &op_dir, &e) == 0) {
-            req.op_dir = op_dir.buf;
-            if (aka_evaluate(b->t, &req, &out, &e) == 0)
-                doc = outcome_json(&out);
-        }
+    strbuf_addf(&dir, "%s/%s", b->scratch, id);
+    aka_path_join(&kernel, dir.buf, w->kernel_name);
+    strbuf_addf(&export, "%s/%s.export", b->scratch, id); /* beside: any kernel name is free */
+    wanted_request(b, w, kernel.buf, &req);
+    int rc = aka_mkdir_p(dir.buf, 0700, &e);
+    if (rc == 0)
+        rc = aka_write_file_atomic(kernel.buf, w->kernel.buf, w->kernel.len, 0644, &e);
+    if (rc == 0 && w->profile)
+        rc = profile_request(b, w, &profiler, &tool_dir, export.buf, &req, &e);
+    if (rc == 0)
+        rc = b->base.resolve(b->base.resolve_data, &op_dir, &e);
+    req.op_dir = op_dir.buf;
+    if (rc == 0)
+        rc = aka_evaluate(b->t, &req, &out, &e);
+    if (rc == 0)
+        doc = outcome_json(&out);
+    if (doc && w->profile && attach_export(doc, export.buf, &e) < 0) {
+        json_decref(doc);
+        doc = NULL;
     }
     aka_eval_outcome_release(&out);
+    strbuf_release(&dir);
     strbuf_release(&kernel);
+    strbuf_release(&export);
     strbuf_release(&op_dir);
+    strbuf_release(&tool_dir);
+    strvec_clear(&profiler);
     return doc ? doc : error_json(&e);
 }
 
@@ -405,7 +540,10 @@ static void serve_one(struct aka_eval_broker *b, const char *name, const char *i
 {
     struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
     struct aka_err e = AKA_ERR_INIT;
-    struct wanted w = {.kernel = STRBUF_INIT, .shape_ids = STRVEC_INIT, .tune = STRVEC_INIT};
+    struct wanted w = {.kernel = STRBUF_INIT,
+                       .shape_ids = STRVEC_INIT,
+                       .tune = STRVEC_INIT,
+                       .metrics = STRVEC_INIT};
     json_t *doc = NULL, *reply = NULL;
     strvec_push(&b->seen, id);
     strbuf_addf(&path, "%s/%s", b->requests, name);
@@ -413,7 +551,7 @@ static void serve_one(struct aka_eval_broker *b, const char *name, const char *i
         aka_json_load_buf(path.buf, text.buf, text.len, &doc, &e) == 0 &&
         parse_request(path.buf, doc, &w, &e) == 0)
         reply = evaluate_wanted(b, id, &w);
-    answer(b, id, reply ? reply : error_json(&e));
+    answer(b, w.profile ? "profile" : "evaluation", id, reply ? reply : error_json(&e));
     json_decref(doc);
     wanted_release(&w);
     strbuf_release(&path);

@@ -61,6 +61,15 @@ const char *aka_eval_framework(const char *s);
 extern const char *const aka_eval_timed_input_modes[];
 extern const char *const aka_eval_timing_modes[];
 
+/* What an agent's brokered `aka profile` asks of the supervisor's profiler. The supervisor
+ * builds the command line itself (aka_eval_broker_base.profiler); nothing else the agent
+ * sends reaches it. */
+struct aka_eval_profile_ask {
+    const char *level;            /* survey | sol | deep */
+    const char *kernel_regex;     /* NULL: every kernel */
+    const struct strvec *metrics; /* NULL or extra metric names */
+};
+
 struct aka_eval_request {
     const char *op_dir;
     const char *kernel;             /* host path of the candidate file */
@@ -94,6 +103,9 @@ struct aka_eval_request {
     const struct strvec *profiler;
     const char *profiler_dir;
     const char *artifact_dir;
+    /* An agent's `aka profile` handed to the supervisor (aka_eval_broker_call): the export
+     * the supervisor's profile job wrote comes back as artifact_dir/AKA_EVAL_PROFILE_EXPORT. */
+    const struct aka_eval_profile_ask *profile_ask;
     bool production_score; /* a production campaign's: score against production_performance
                               when the operator's metadata has it (score.c) */
     /* The supervisor's numerical probes (optimize/episode_probe.c), NULL for an ordinary
@@ -310,8 +322,9 @@ struct aka_eval_episode {
 };
 
 /*
- * The evaluation broker (broker.c): an agent's `aka eval` in a campaign whose jobs run on a
- * remote transport hands its request to the supervisor through the episode view.
+ * The evaluation broker (broker.c): an agent's `aka eval` and `aka profile` in a campaign
+ * whose jobs run on a remote transport, or on this host's GPU, hand their request to the
+ * supervisor through the episode view.
  */
 struct aka_eval_broker;
 struct aka_eval_broker_base {
@@ -326,6 +339,14 @@ struct aka_eval_broker_base {
      * from the broker's thread while the caller waits for the agent's session). */
     void (*served)(void *data, const char *line);
     void *served_data;
+    /* Optional: the supervisor's profiler for an agent's `aka profile` (optimize/ fills it
+     * from profile.h, which this module does not use): the command line for ask (argv[0]
+     * absolute) and the install directory to bind, as aka_eval_request's profiler and
+     * profiler_dir; -1 with code 75 when this host cannot profile, 2 for an ask it refuses.
+     * NULL: profiles are refused (code 75). */
+    int (*profiler)(void *data, const struct aka_eval_profile_ask *ask, struct strvec *argv,
+                    struct strbuf *dir, struct aka_err *err);
+    void *profiler_data;
 };
 /* Serve the requests that appear in view's broker directories (created here) on t until
  * aka_eval_broker_stop; base is copied, what it points at must outlive the broker. */
@@ -336,8 +357,9 @@ int aka_eval_broker_start(struct aka_eval_broker **out, const char *view,
 void aka_eval_broker_stop(struct aka_eval_broker *b);
 /* Whether the view of this episode has a broker (the agent's `aka eval` then uses it). */
 bool aka_eval_broker_present(const char *view);
-/* Hand req (its kernel file and the agent's choices) to the supervisor, wait for the
- * answer; out as aka_evaluate fills it, or -1 with the supervisor's error (code 2 or 75). */
+/* Hand req (its kernel file and the agent's choices, and its profile_ask if any) to the
+ * supervisor, wait for the answer; out as aka_evaluate fills it, or -1 with the supervisor's
+ * error (code 2 or 75). A profile's export is written to req->artifact_dir. */
 int aka_eval_broker_call(const char *view, const struct aka_eval_request *req,
                          struct aka_eval_outcome *out, struct aka_err *err);
 

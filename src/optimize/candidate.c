@@ -28,6 +28,7 @@
 #include "base/json.h"
 #include "evaluator/evaluator.h"
 #include "optimize/internal.h"
+#include "profile/profile.h"
 #include "workspace/workspace.h"
 
 #include <stdio.h>
@@ -198,6 +199,15 @@ static int broker_operator(void *data, struct strbuf *op_dir, struct aka_err *er
     return aka_ws_eval_inputs(r->ws.buf, r->env.repo_root, op_dir, err);
 }
 
+/* The broker's profiler: this host's (the supervisor's), as `aka profile` builds it. */
+static int broker_profiler(void *data, const struct aka_eval_profile_ask *ask, struct strvec *argv,
+                           struct strbuf *dir, struct aka_err *err)
+{
+    const struct aka_run *r = data;
+    return aka_profile_command(r->camp.platform, ask->level, ask->kernel_regex, ask->metrics, argv,
+                               dir, err);
+}
+
 static void broker_served(void *data, const char *line)
 {
     aka_optimize_progress(data, "%s", line);
@@ -212,6 +222,8 @@ int aka_candidate_sandbox_start(struct aka_candidate_sandbox *s, struct aka_run 
     s->broker_base.resolve_data = r;
     s->broker_base.served = broker_served;
     s->broker_base.served_data = r;
+    s->broker_base.profiler = broker_profiler;
+    s->broker_base.profiler_data = r;
     return aka_eval_broker_start(&s->broker, s->view.buf, r->env.transport, &s->broker_base, err);
 }
 

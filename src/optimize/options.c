@@ -279,7 +279,8 @@ static const struct aka_opt flags[] = {
      .choices = agent_evals,
      .def = "auto",
      .metavar = "WHERE",
-     .help = "where the agent's own `aka eval` runs in a campaign on this host: broker (the "
+     .help = "where the agent's own `aka eval` and `aka profile` run in a campaign on this host: "
+             "broker (the "
              "supervisor runs it as one of its own jobs; the agent sandbox holds no GPU), "
              "sandbox (a job nested in the agent sandbox, which then holds the GPU: on the "
              "lent H100 the CUDA driver refused such a job, error 304) or auto: broker on a "

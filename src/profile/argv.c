@@ -5,6 +5,9 @@
  */
 #include "profile/profile.h"
 
+#include "base/fs.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 /* Per-kernel metrics of the sol and deep levels, beyond their sections. */
@@ -41,6 +44,23 @@ static void level_args(const char *level, struct strvec *argv)
     strvec_push(argv, sol_metrics);
 }
 
+/* A metric is one ncu metric name (or a comma-separated list, or "regex:..." of them): never
+ * an option of its own, so a brokered agent's ask cannot add a flag to the command line. */
+static int check_metric(const char *m, struct aka_err *err)
+{
+    size_t n = strlen(m);
+    bool ok = n > 0 && n <= 256 && m[0] != '-';
+    for (size_t i = 0; ok && i < n; i++)
+        ok = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:,^$*+?()[]|",
+                    m[i]) != NULL;
+    return ok ? 0
+              : aka_err_set(err, AKA_EXIT_USAGE,
+                            "--metric: expected an ncu metric name (letters, digits, '_', '.', "
+                            "':', ',' or regex characters; at most 256 bytes, not starting with "
+                            "'-'); got '%.80s'",
+                            m);
+}
+
 int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const struct strvec *metrics,
                          struct strvec *argv, struct aka_err *err)
 {
@@ -51,6 +71,12 @@ int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const stru
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "--level: deep profiles every section of every launch; it needs "
                            "--kernel-regex");
+    if (kernel_regex && (strlen(kernel_regex) > 256 || strchr(kernel_regex, '\n')))
+        return aka_err_set(err, AKA_EXIT_USAGE,
+                           "--kernel-regex: expected one line of at most 256 bytes");
+    for (size_t i = 0; metrics && i < metrics->n; i++)
+        if (check_metric(metrics->v[i], err) < 0)
+            return -1;
     /* No --profile-from-start off: the harness does not bracket its calls with
      * cudaProfilerStart/Stop; the job runs one shape, one seed, one warmup and one timed
      * run, and --launch-count caps what a chatty reference could add. */
@@ -80,4 +106,27 @@ int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const stru
         strvec_push(argv, metrics->v[i]);
     }
     return 0;
+}
+
+int aka_profile_command(const char *platform, const char *level, const char *kernel_regex,
+                        const struct strvec *metrics, struct strvec *argv, struct strbuf *dir,
+                        struct aka_err *err)
+{
+    struct strbuf tool = STRBUF_INIT;
+    int rc = aka_profile_ncu_argv(level, kernel_regex, metrics, argv, err);
+    if (rc == 0) /* this machine first: no profiler or no GPU is exit 75 wherever it runs */
+        rc = aka_profile_environment(platform, NULL, &tool, err);
+    if (rc == 0 && strcmp(aka_basename(tool.buf), "ncu") != 0)
+        rc = aka_err_set(err, AKA_EXIT_FAILED,
+                         "profile: live profiles with %s are not built yet; save its CSV and use "
+                         "--from-report FILE",
+                         aka_basename(tool.buf));
+    if (rc == 0)
+        rc = aka_profile_tool_dir(tool.buf, dir, err);
+    if (rc == 0) {
+        free(argv->v[0]);
+        argv->v[0] = strbuf_detach(&tool, NULL);
+    }
+    strbuf_release(&tool);
+    return rc;
 }

@@ -120,11 +120,23 @@ void aka_profile_format(const struct aka_profile_summary *s, const struct aka_pr
  *       [--kernel-name regex:R] <level's sections and metrics> [--metrics M,...]
  * aka never changes clocks. Levels: survey (duration only), sol (speed of
  * light, launch statistics, occupancy, DRAM, FLOP counts), deep (--set full plus
- * the same metrics; needs a kernel regex). An unknown level, or deep without a
- * regex, is an error (code 2).
+ * the same metrics; needs a kernel regex). An unknown level, deep without a
+ * regex, a regex over 256 bytes or a metric that is not a metric name (one starting
+ * with '-' would be a flag) is an error (code 2).
  */
 int aka_profile_ncu_argv(const char *level, const char *kernel_regex, const struct strvec *metrics,
                          struct strvec *argv, struct aka_err *err);
+
+/*
+ * The whole command line of a live profile on this machine: aka_profile_ncu_argv with
+ * argv[0] the profiler's absolute path (aka_profile_environment: code 75 when this machine
+ * has no profiler or GPU), and dir the install directory a job binds (aka_profile_tool_dir).
+ * Only ncu profiles live yet (another vendor's profiler: code 1, use --from-report). Used by
+ * `aka profile` and by a campaign's supervisor profiling for its agent (the broker).
+ */
+int aka_profile_command(const char *platform, const char *level, const char *kernel_regex,
+                        const struct strvec *metrics, struct strvec *argv, struct strbuf *dir,
+                        struct aka_err *err);
 
 /*
  * Can this machine profile for `platform` (any --platform spelling)? The

@@ -243,9 +243,12 @@ episode 2 '{"write":"kernel.c","content":'"$(jstr "$WRONG_KERNEL")"'},'"$EVAL,$C
 expect 2 rejected no
 grep -q "no complete passing" "$WS/memory/v2.json" || fail "v2 reason"
 
-# 3. pivot, its agent's `aka eval` served by the supervisor (--agent-eval broker: the
-# supervisor's own job on this host, the agent sandbox holding no device)
-episode 3 "$EVAL"',{"sh":"'"$FINISH"' pivot"}' --fast-episodes 5 --agent-eval broker
+# 3. pivot, its agent's `aka eval` and `aka profile` served by the supervisor (--agent-eval
+# broker: the supervisor's own job on this host, the agent sandbox holding no device). A cpu
+# campaign has no profiler: the supervisor's answer says so, and its progress line shows the
+# profile reached it (a profile the agent ran itself would leave no such line).
+PROFILE='{"sh":"aka profile --shape-id n4k >/dev/null 2>&1 || true"}'
+episode 3 "$EVAL,$PROFILE"',{"sh":"'"$FINISH"' pivot"}' --fast-episodes 5 --agent-eval broker
 expect 3 pivot no
 python3 - "$WS" "$ASB" <<'PY' || fail "v3: where the agent's evaluations ran"
 import json, sys
@@ -263,6 +266,8 @@ assert where(3) == ("broker" if confined else "sandbox"), where(3)
 PY
 [ "$ASB" != bwrap ] || grep -Eq "agent evaluation [0-9a-f]{16}: (PASS|FAIL).*\(local, " "$TMP/err" ||
   fail "v3: no progress line for a brokered evaluation: $(tail -5 "$TMP/err")"
+[ "$ASB" != bwrap ] || grep -Eq "agent profile [0-9a-f]{16}: error: --platform: cpu has no kernel profiler" "$TMP/err" ||
+  fail "v3: the agent's profile did not reach the supervisor: $(tail -5 "$TMP/err")"
 # The record says why, in the agent's words: the finalized journal's summary.
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["episode"]["violation"] == "episode pivot" and m["quality_gate"]["failure_reason"] == "episode pivot", m["episode"]' \
   "$WS/memory/v3.json" || fail "v3: the pivot's summary is not in the record"

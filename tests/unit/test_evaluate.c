@@ -520,16 +520,6 @@ static void t_production_score(void **state)
 
 /* ---- aka profile's job ------------------------------------------------------------------- */
 
-/* A profiler stand-in: finds --log-file F, runs the rest (the harness), writes a CSV to F. */
-static const char fake_profiler[] =
-    "#!/bin/sh\n"
-    "printf '%s\\n' \"$@\" >\"$(dirname \"$0\")/argv.txt\"\n"
-    "while [ \"$1\" != --log-file ]; do shift; done\n"
-    "out=$2; shift 2\n"
-    "\"$@\"; rc=$?\n"
-    "printf '\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\\n' >\"$out\"\n"
-    "exit $rc\n";
-
 /* The evaluator runs the harness under the profiler it is given and brings the export back;
  * the verdict is still the harness's. (On the CPU, with a stand-in: no ncu here.) */
 static void t_profile_job(void **state)
@@ -547,8 +537,9 @@ static void t_profile_job(void **state)
     aka_path_join(&out_dir, dir.buf, "out");
     assert_int_equal(aka_mkdir_p(bin.buf, 0755, &err), 0);
     aka_path_join(&p, bin.buf, "fakeprof");
-    assert_int_equal(aka_write_file_atomic(p.buf, fake_profiler, strlen(fake_profiler), 0755, &err),
-                     0);
+    assert_int_equal(
+        aka_copy_file(AKA_SOURCE_DIR "/tests/fixtures/profile/fake_profiler.sh", p.buf, &err),
+        0); /* a stand-in: records its flags, runs the harness, writes a CSV */
     strvec_push(&prof, p.buf);
     strvec_push(&prof, "--csv");
     strvec_push(&ids, "n4k");
