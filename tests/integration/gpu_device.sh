@@ -11,6 +11,11 @@
 #      each ends with its stop reason and the committed versions v0..v2, and
 #      the SOL campaign leaves a solution.json submission; the episode's agent must have
 #      evaluated (v2 not blocked for want of a verdict).
+#   3. An agent's `aka profile` in a GPU campaign (rmsnorm, Triton; a fake agent whose
+#      sandbox holds no GPU): handed to the supervisor, which profiles under its own ncu
+#      (--clock-control none) and returns the export; the agent's summary names the
+#      kernel with a duration. Needs ncu (an install under /opt/nvidia/nsight-compute is
+#      put first on PATH); skipped, saying so, without it. AKA_GPU_PROFILE=0 skips it.
 # Environment: AKA_BIN, AKA_SOURCE_DIR; AKA_GPU_PLATFORM (default nvidia/h200);
 # AKA_GPU_OUT: if set, campaign statuses are copied there.
 set -euo pipefail
@@ -158,5 +163,49 @@ import json, sys
 s = json.load(sys.stdin)["submission"]
 assert s and s["check"] == "passed" and s["path"].endswith("solution.json"), s' ||
     fail "rope: aka status does not show the passed submission check"
+fi
+
+# ---- 3. an agent's profile, served by the supervisor -------------------------------------------
+agent_profile() {
+  local f=$tmp/profile-agent ws
+  mkdir -p "$f"
+  cat >"$f/ep.sh" <<SH
+#!/bin/bash
+aka profile --level survey --shape-id 3 --json >"$f/profile.json" 2>"$f/profile.err"
+echo "rc=\$?" >>"$f/profile.err"
+cd /
+aka journal finalize --state pivot --outcome-json '{"summary": "profiled", "next_directions": []}'
+aka handoff --status pivot
+SH
+  printf '{"turns":[{"actions":[{"sh":"bash %s"}]}]}\n' "$f/ep.sh" >"$f/scenario.json"
+  echo "agent profile: a fake agent's aka profile in a GPU campaign ..."
+  AKA_FAKE_SCENARIO="$f/scenario.json" AKA_FAKE_LOG="$f/fake.log" AKA_FAKE_STATE="$f" \
+    "$AKA_BIN" optimize --repo-root "$AKA_SOURCE_DIR" --op-dir "$AKA_SOURCE_DIR/examples/ops/rmsnorm" \
+    --platform "$PLATFORM" --framework Triton --agent-cli claude \
+    --agent-cli-path "$FAKES/fake-claude" --agent-writable-path "$f" --max-iters 2 \
+    --workspace "$tmp/prof" >"$f/out" 2>"$f/err" || { tail -20 "$f/err"; fail "agent profile: campaign"; }
+  cat "$f/profile.err"
+  grep -q "handed to the supervisor" "$f/profile.err" || fail "agent profile: not brokered"
+  grep -q "^rc=0$" "$f/profile.err" || fail "agent profile: exit status"
+  grep -E "agent profile [0-9a-f]{16}: PASS" "$f/err" || fail "agent profile: no progress line"
+  python3 - "$f/profile.json" <<'PY' || fail "agent profile: the summary has no kernel duration"
+import json, sys
+s = json.load(open(sys.argv[1]))
+ks = s["kernels"]
+assert ks and all((k["duration_ns"] or 0) > 0 for k in ks), ks
+print("agent profile:", [(k["name"][:60], k["duration_ns"]) for k in ks[:3]])
+PY
+  if [ -n "${AKA_GPU_OUT:-}" ]; then
+    mkdir -p "$AKA_GPU_OUT/agent_profile"
+    cp "$f/profile.json" "$f/profile.err" "$f/err" "$AKA_GPU_OUT/agent_profile/"
+  fi
+}
+for d in /opt/nvidia/nsight-compute/*/; do [ -x "$d/ncu" ] && PATH=${d%/}:$PATH; done
+if [ "${AKA_GPU_PROFILE:-1}" = 0 ]; then
+  echo "SKIP (part): AKA_GPU_PROFILE=0; the agent profile case did not run"
+elif ! command -v ncu >/dev/null; then
+  echo "SKIP (part): no ncu on PATH; the agent profile case did not run"
+else
+  agent_profile
 fi
 echo "gpu_device: ok"
