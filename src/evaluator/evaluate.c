@@ -988,7 +988,39 @@ static void fill_expect(struct eval_ctx *c)
     x->timeout_s = c->job.timeout_s;
 }
 
-/* `aka profile`: the same job, its command run under the profiler, the export brought back.
+/* The profiler's words and its export flag, as one run of argv. */
+static void push_profiler(struct strvec *argv, const struct strvec *profiler)
+{
+    for (size_t i = 0; i < profiler->n; i++)
+        strvec_push(argv, profiler->v[i]);
+    strvec_push(argv, "--log-file");
+    strvec_push(argv, AKA_EVAL_PROFILE_EXPORT);
+}
+
+/*
+ * A Python job runs whole under the profiler. A native job hands the profiler to
+ * run_native.sh (`--profiler N WORD...`), which starts only the judge under it: the builds
+ * before it (nvcc and its dozens of tools, cc, nm, objcopy) launch no kernel, and on the
+ * H100 and H200 a native profile with them under Nsight Compute sat about 300 s in the
+ * reference runner's CUDA start (docs/measurements.md, "The native profile's stall").
+ */
+static void profiled_argv(const struct eval_ctx *c, struct strvec *argv)
+{
+    const struct strvec *job = &c->job.argv, *profiler = c->req->profiler;
+    size_t from = 0;
+    if (c->native) { /* "bash" "run_native.sh" first */
+        strvec_push(argv, job->v[0]);
+        strvec_push(argv, job->v[1]);
+        strvec_push(argv, "--profiler");
+        strvec_pushf(argv, "%zu", profiler->n + 2);
+        from = 2;
+    }
+    push_profiler(argv, profiler);
+    for (size_t i = from; i < job->n; i++)
+        strvec_push(argv, job->v[i]);
+}
+
+/* `aka profile`: the same job, its kernel run under the profiler, the export brought back.
  * The verdict is still the harness's own (a profiled run that fails is reported as failed);
  * its timing is the profiler's business and is never recorded as an evaluation. */
 static int profile_job(struct eval_ctx *c, struct aka_err *err)
@@ -1000,12 +1032,7 @@ static int profile_job(struct eval_ctx *c, struct aka_err *err)
         return aka_err_set(err, AKA_EXIT_USAGE,
                            "profile: expected the profiler as an absolute path and a directory "
                            "for its export");
-    for (size_t i = 0; i < req->profiler->n; i++)
-        strvec_push(&argv, req->profiler->v[i]);
-    strvec_push(&argv, "--log-file");
-    strvec_push(&argv, AKA_EVAL_PROFILE_EXPORT);
-    for (size_t i = 0; i < c->job.argv.n; i++)
-        strvec_push(&argv, c->job.argv.v[i]);
+    profiled_argv(c, &argv);
     strvec_clear(&c->job.argv);
     c->job.argv = argv;
     c->job.kind = AKA_SBX_PROFILE;

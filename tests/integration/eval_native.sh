@@ -16,7 +16,8 @@
 #      directory and no job process left and nothing recorded; --record naming a
 #      directory or a path in a missing directory is a usage error before any job
 #      runs; an unusable --sandbox-tmp is 75; control characters in shape ids are
-#      escaped in every message.
+#      escaped in every message; run_native.sh's --profiler with a bad count is a
+#      usage error.
 # Environment: AKA_BIN (the aka binary), AKA_SOURCE_DIR (the source tree).
 set -u
 AKA=${AKA_BIN:?AKA_BIN must name the aka binary}
@@ -477,6 +478,16 @@ ev esc-shape-op 1 --op-dir "$TMP/escop" --kernel "$RED/off_by_one.c" --framework
         ! grep -q '^forged' "$TMP/esc-shape-op.err" &&
         ok "a failure naming a shape id with ESC and a newline is escaped in the summary" ||
         fail "failure line not escaped: $(cat -A "$TMP/esc-shape-op.err" | head -3)"; }
+
+# run_native.sh's --profiler (aka profile): a count that is not a number, or one past the
+# words given, is a usage error (exit 2) before anything builds or runs.
+for bad in "--profiler x c" "--profiler 3 /bin/true c" "--profiler 0 c"; do
+    # shellcheck disable=SC2086 # the words are meant to split
+    (cd "$TMP" && bash "$HARNESS/run_native.sh" $bad >"$TMP/prof.out" 2>&1)
+    rc=$?
+    [ "$rc" = 2 ] && grep -q 'usage error (--profiler N WORD...)' "$TMP/prof.out" &&
+        ok "run_native.sh $bad: usage error" || fail "run_native.sh $bad: exit $rc: $(cat "$TMP/prof.out")"
+done
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"

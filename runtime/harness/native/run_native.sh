@@ -14,7 +14,10 @@
 #   candrun  the runner loop + the candidate kernel
 # The judge runs refrun to completion, then candrun, and alone prints RESULT_JSON.
 #
-# usage: bash run_native.sh c|cuda ARCH ENTRY REF_ENTRY -- OP_FLAG... -- KNOB_FLAG...
+# usage: bash run_native.sh [--profiler N WORD...] c|cuda ARCH ENTRY REF_ENTRY -- OP_FLAG... -- KNOB_FLAG...
+#   --profiler N WORD...  `aka profile`: the judge (and through it the runners) runs
+#              under this N-word command (the supervisor's profiler line, export flag
+#              included); the builds before it do not, since they launch no kernel
 #   ARCH       nvcc -arch value (sm_90, ...); ignored for c
 #   ENTRY      the candidate's entry symbol; REF_ENTRY the reference's
 #   OP_FLAG    operator.json "cflags" (reference and kernel); KNOB_FLAG -DNAME=VALUE
@@ -33,6 +36,13 @@
 set -u
 export LC_ALL=C
 
+profiler=()
+if [ "${1:-}" = --profiler ]; then
+    [[ "${2:-}" =~ ^[1-9][0-9]?$ ]] && [ $# -gt $((2 + $2)) ] ||
+        { echo "aka-native: usage error (--profiler N WORD...)" >&2; exit 2; }
+    profiler=("${@:3:$2}")
+    shift $((2 + $2))
+fi
 lang=$1 arch=$2 entry=$3 ref_entry=$4
 shift 4
 [ "${1:-}" = "--" ] || { echo "aka-native: usage error" >&2; exit 2; }
@@ -149,4 +159,4 @@ fi
 cat judge.log >&2
 trap - EXIT
 stage run
-exec ./judge plan.json "$lang"
+exec "${profiler[@]}" ./judge plan.json "$lang"
