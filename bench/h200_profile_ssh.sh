@@ -104,7 +104,7 @@ profile_triton() {
     profile_one rmsnorm rmsnorm seeds/Triton/kernel.py Triton 3 bwrap _rmsnorm_row
     [ -n "${SKIP_ROPE:-}" ] && return 0
     profile_one rope rope seeds/Triton/kernel.py Triton 7d0c5a2e-0004-4a6b-9e41-000000000004 \
-        bwrap _rope_head
+        bwrap _rope_ # the seed: _rope_head (small calls) or _rope_block (large)
 }
 
 part_profile() {
