@@ -203,6 +203,11 @@ static void t_planted_requests(void **state)
                            "\"metrics\": [1]}}",
                            NULL),
                  "metrics");
+    expect_error(answer_to(view.buf, "000000000000000b",
+                           "{\"kernel_name\": \"k.c\", \"kernel_base64\": \"aW50\", "
+                           "\"shape_ids\": [\"n4k\", \"n1m\"], \"profile\": {\"level\": \"sol\"}}",
+                           NULL),
+                 "a profile runs one shape");
     /* A link to a file only the supervisor should read is never followed. */
     aka_path_join(&secret, view.buf, "secret.json");
     assert_int_equal(aka_write_file_plain(secret.buf, "{}", 2, 0600, &err), 0);
