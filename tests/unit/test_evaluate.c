@@ -573,6 +573,21 @@ static void t_profile_job(void **state)
     assert_int_equal(aka_read_file(p.buf, &text, 1 << 20, &err), 0);
     assert_string_equal(text.buf,
                         "--csv\n--log-file\n" AKA_EVAL_PROFILE_EXPORT "\n./judge\nplan.json\nc\n");
+    /* A long profiler line (the CLI's --metric repeats; the broker passes up to 32) reaches
+     * the judge whole: 120 more words, past any two-digit count. */
+    for (int i = 0; i < 60; i++) {
+        strvec_push(&prof, "--metrics");
+        strvec_pushf(&prof, "m_%d", i);
+    }
+    aka_eval_outcome_release(&out);
+    aka_eval_outcome_init(&out);
+    if (aka_evaluate(&t, &req, &out, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(out.exit_code, 0);
+    strbuf_reset(&text);
+    assert_int_equal(aka_read_file(p.buf, &text, 1 << 20, &err), 0);
+    assert_non_null(strstr(text.buf, "\n--metrics\nm_59\n--log-file\n" AKA_EVAL_PROFILE_EXPORT
+                                     "\n./judge\nplan.json\nc\n"));
     /* the profiler must be named by an absolute path */
     free(prof.v[0]);
     prof.v[0] = aka_xstrdup("fakeprof");

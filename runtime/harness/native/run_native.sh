@@ -38,7 +38,9 @@ export LC_ALL=C
 
 profiler=()
 if [ "${1:-}" = --profiler ]; then
-    [[ "${2:-}" =~ ^[1-9][0-9]?$ ]] && [ $# -gt $((2 + $2)) ] ||
+    # At most four digits: `aka profile --metric` is repeatable (two words each) and the
+    # broker passes up to 32 metrics; the count only guards bash's arithmetic.
+    [[ "${2:-}" =~ ^[1-9][0-9]{0,3}$ ]] && [ $# -gt $((2 + $2)) ] ||
         { echo "aka-native: usage error (--profiler N WORD...)" >&2; exit 2; }
     profiler=("${@:3:$2}")
     shift $((2 + $2))
